@@ -1,0 +1,43 @@
+# Every target installs first: a fresh clone needs only `make demo` or `make test`.
+SHELL := /bin/bash
+export PATH := $(HOME)/.local/bin:$(PATH)
+UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+VENV := .venv
+PY := $(VENV)/bin/python
+DEMO_DIR ?= demo-data
+
+.PHONY: install demo demo-kafka test lint typecheck pytest bench fuzz clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml uv.lock
+	@command -v uv >/dev/null 2>&1 || test -x $(HOME)/.local/bin/uv || \
+		python3 -m pip install --user --quiet uv || python3 -m pip install --quiet uv
+	$(UV) sync --frozen --quiet
+	@touch $@
+
+lint: install
+	$(VENV)/bin/ruff check events pipeline dashboards tests
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+pytest: install
+	$(VENV)/bin/pytest -q
+
+test: lint typecheck pytest
+
+demo: install
+	$(VENV)/bin/uth demo --dir $(DEMO_DIR)
+
+demo-kafka: install
+	$(VENV)/bin/uth demo --dir $(DEMO_DIR)-kafka --kafka
+
+bench: install
+	$(PY) -m tests.bench.run_all
+
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(VENV)/bin/pytest -q tests -k fuzz
+
+clean:
+	rm -rf $(VENV) $(DEMO_DIR) $(DEMO_DIR)-kafka .pytest_cache .mypy_cache .ruff_cache
