@@ -117,8 +117,9 @@ def verify_bet(
                             "more than zero.", "bet_out_of_limits")
     placed = getattr(state, spot)
     if placed:
-        raise RuleViolation(f"{who} already has a {spot} bet of {money(placed)}; a bet cannot "
-                            "be placed twice or changed.")
+        article = "an" if spot == "ante" else "a"
+        raise RuleViolation(f"{who} already has {article} {spot} bet of {money(placed)}; "
+                            "a bet cannot be placed twice or changed.")
     if spot == "trips":
         if limits.max_trips is not None and amount > limits.max_trips:
             raise RuleViolation(f"{whose} trips bet of {money(amount)} is above the table's "
