@@ -1,0 +1,178 @@
+"""The one small interface every event log implements (SQLite, Kafka, JSON Lines).
+
+A log holds records ``(key, value)``: key = the table's ``table_id``, value = the event's
+raw JSON bytes, exactly as received. Records live in numbered *partitions* (SQLite and
+JSON Lines have one, partition 0; a Kafka topic has several) at increasing *offsets*:
+
+- SQLite: the row id (from 1), JSON Lines: the line number (from 1), Kafka: the offset.
+
+A :data:`Cursor` maps partition -> the next offset to read; ``{}`` means "from the start".
+After handling a record ``r``, ``advance(cursor, r)`` moves past it. Named consumers keep
+their cursor in the log (:meth:`EventLog.commit` / :meth:`EventLog.committed`), so a reader
+resumes where it stopped; commit only after the work done with the records is durable.
+
+>>> c: Cursor = {}
+>>> advance(c, Record(0, 41, "T1", b"{}"))
+{0: 42}
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from events.codec import Position, Rejection
+
+Cursor = dict[int, int]
+
+
+class Record(NamedTuple):
+    """One stored record: where it is, its key (``table_id``) and its raw bytes."""
+
+    partition: int
+    offset: int
+    key: str
+    value: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What :meth:`EventLog.append` stored (durably, once it returns).
+
+    ``duplicates`` counts records the log itself recognised as already stored (SQLite:
+    same ``event_id``); ``end`` is the cursor just past the last record written.
+    """
+
+    written: int
+    duplicates: int = 0
+    end: Cursor = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A named consumer's committed cursor and the free-form note stored with it."""
+
+    cursor: Cursor
+    metadata: str = ""
+
+
+class LogError(Exception):
+    """A log that cannot do what was asked; the message says what and where."""
+
+
+class LogUnavailable(LogError):
+    """The log cannot be reached or opened (broker down, file missing, bad URL)."""
+
+
+class LogWriteError(LogError):
+    """An append that did not complete: none of that batch may be counted as written."""
+
+
+def advance(cursor: Cursor, record: Record) -> Cursor:
+    """Move ``cursor`` (in place) past ``record``; returns it."""
+    if record.offset >= cursor.get(record.partition, 0):
+        cursor[record.partition] = record.offset + 1
+    return cursor
+
+
+def advance_all(cursor: Cursor, records: Sequence[Record]) -> Cursor:
+    for record in records:
+        if record.offset >= cursor.get(record.partition, 0):
+            cursor[record.partition] = record.offset + 1
+    return cursor
+
+
+StopFlag = Callable[[], bool]
+
+
+def never() -> bool:
+    return False
+
+
+class EventLog(ABC):
+    """Append batches, read from a cursor, remember named consumers' cursors."""
+
+    url: str
+    #: What this log calls a record's place, for messages ("line", "row", "offset").
+    position_word: str = "offset"
+
+    @abstractmethod
+    def append(
+        self, records: Sequence[tuple[str, bytes]], event_ids: Sequence[str | None] | None = None
+    ) -> AppendResult:
+        """Store ``records`` in order, durably, before returning; raises LogWriteError.
+
+        ``event_ids`` (one per record, or None) lets a log that can (SQLite) skip a record
+        whose event it already holds.
+        """
+
+    @abstractmethod
+    def read(
+        self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never,
+        max_batch: int = 2000,
+    ) -> Iterator[list[Record]]:
+        """Batches of records from ``start`` (default: the beginning), in offset order per
+        partition. Without ``follow`` it ends at the end of the log; with ``follow`` it
+        waits for more and yields an empty batch whenever it is idle, so the caller can
+        commit and check its own shutdown flag; ``stop()`` true ends it."""
+
+    @abstractmethod
+    def committed(self, consumer: str) -> Checkpoint | None:
+        """The consumer's last committed checkpoint, or None when it never committed."""
+
+    @abstractmethod
+    def commit(self, consumer: str, cursor: Cursor, metadata: str = "") -> None:
+        """Store the consumer's cursor (durably): it resumes there next time."""
+
+    @abstractmethod
+    def dead_letter(self, rejections: Sequence[Rejection]) -> int:
+        """Keep rejected inputs with their reasons beside the log; returns how many."""
+
+    @abstractmethod
+    def end(self) -> Cursor:
+        """The cursor just past the last record now stored."""
+
+    def where(self, record: Record) -> Position:
+        """The record's place as a person reads it (``line 12``, ``row 7``...)."""
+        return f"{self.position_word} {record.offset}"
+
+    def records(
+        self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never
+    ) -> Iterator[Record]:
+        """Record by record (see :meth:`read`)."""
+        for batch in self.read(start, follow=follow, stop=stop):
+            yield from batch
+
+    def close(self) -> None:  # noqa: B027 - optional for logs without resources
+        """Release connections and files."""
+
+    def describe(self) -> str:
+        """The URL without credentials, for messages."""
+        return self.url
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def sleep_unless(stop: StopFlag, seconds: float, step: float = 0.05) -> bool:
+    """Sleep up to ``seconds`` in small steps; True when ``stop()`` turned true meanwhile."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if stop():
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(step, left))

@@ -1,0 +1,220 @@
+"""JSON Lines files as a log: read (and follow) an export, or write one.
+
+``events.jsonl``, ``file:///abs/events.jsonl`` or ``jsonl:relative/name`` (any suffix);
+``-`` reads standard input. One event per line; a record's offset is its line number
+(from 1), its key is empty (the table is inside the event). Appends end every line with a
+newline and ``fsync`` before returning. Rejected inputs go to ``<name>.rejected.jsonl``
+beside the file, one JSON object per line (position, code, reason, raw); named consumers'
+cursors to ``<name>.jsonl.consumers.json`` (written atomically).
+
+A file keeps no event ids: redelivered events are not recognised here (``uth ingest``
+de-duplicates within a run and resumes from its stored position instead).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from events.logs.base import (
+    AppendResult,
+    Checkpoint,
+    Cursor,
+    EventLog,
+    LogError,
+    LogUnavailable,
+    LogWriteError,
+    Record,
+    StopFlag,
+    never,
+    sleep_unless,
+)
+
+if TYPE_CHECKING:
+    from events.codec import Rejection
+
+
+def path_from_url(url: str) -> Path | None:
+    """The file a JSON Lines URL names; None for standard input (``-``)."""
+    if url == "-":
+        return None
+    if url.startswith("file://"):
+        return Path(url[len("file://"):])
+    if url.startswith("jsonl:"):
+        return Path(url[len("jsonl:"):].removeprefix("//"))
+    return Path(url)
+
+
+def rejected_path(path: Path) -> Path:
+    """``floor.jsonl`` -> ``floor.rejected.jsonl`` (beside it)."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return path.with_name(f"{stem}.rejected.jsonl")
+
+
+class JsonlLog(EventLog):
+    position_word = "line"
+
+    def __init__(self, url: str, *, poll_interval: float = 0.2) -> None:
+        self.url = url
+        self.path = path_from_url(url)
+        self.poll_interval = poll_interval
+        self._lines: int | None = None  # lines in the file, counted once when needed
+        self._out: IO[bytes] | None = None
+
+    # -- writing -------------------------------------------------------------------------
+    def append(
+        self, records: Sequence[tuple[str, bytes]], event_ids: Sequence[str | None] | None = None
+    ) -> AppendResult:
+        if self.path is None:
+            raise LogWriteError("standard input cannot be written to")
+        for _, value in records:
+            if b"\n" in value or b"\r" in value:
+                raise LogWriteError("a record for a JSON Lines file cannot contain a newline")
+        if not records:
+            return AppendResult(0, 0, self.end())
+        start = self._count_lines()
+        try:
+            if self._out is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._out = open(self.path, "ab")  # noqa: SIM115 - kept open across appends
+            self._out.write(b"\n".join(v for _, v in records) + b"\n")
+            self._out.flush()
+            os.fsync(self._out.fileno())
+        except OSError as exc:
+            self._lines = None  # unknown now: count again next time
+            raise LogWriteError(f"{self.path}: append failed: {exc}") from exc
+        self._lines = start + len(records)
+        return AppendResult(len(records), 0, {0: self._lines + 1})
+
+    def _count_lines(self) -> int:
+        if self._lines is None:
+            if self.path is None or not self.path.exists():
+                self._lines = 0
+            else:
+                count, last = 0, b"\n"
+                with open(self.path, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        count += chunk.count(b"\n")
+                        last = chunk[-1:]
+                self._lines = count + (0 if last == b"\n" else 1)
+        return self._lines
+
+    def end(self) -> Cursor:
+        return {0: self._count_lines() + 1}
+
+    # -- reading -------------------------------------------------------------------------
+    def read(
+        self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never,
+        max_batch: int = 2000,
+    ) -> Iterator[list[Record]]:
+        first = max((start or {}).get(0, 1), 1)
+        if self.path is None:
+            yield from self._read_stream(sys.stdin.buffer, first, follow=False, stop=stop,
+                                         max_batch=max_batch)
+            return
+        if not self.path.exists():
+            if not follow:
+                raise LogUnavailable(f"{self.path} does not exist")
+            while not self.path.exists():
+                yield []
+                if sleep_unless(stop, self.poll_interval):
+                    return
+        with open(self.path, "rb") as f:
+            yield from self._read_stream(f, first, follow=follow, stop=stop, max_batch=max_batch)
+
+    def _read_stream(
+        self, f: IO[bytes], first: int, *, follow: bool, stop: StopFlag, max_batch: int
+    ) -> Iterator[list[Record]]:
+        number = 0
+        batch: list[Record] = []
+        pending = b""
+        while not stop():
+            line = f.readline()
+            if line.endswith(b"\n") or (line and not follow):
+                line = pending + line
+                pending = b""
+                number += 1
+                if number >= first:
+                    batch.append(Record(0, number, "", line.rstrip(b"\r\n")))
+                    if len(batch) >= max_batch:
+                        yield batch
+                        batch = []
+                continue
+            if line:  # a line still being written: wait for its newline
+                pending += line
+                continue
+            if batch:
+                yield batch
+                batch = []
+            if not follow:
+                return
+            yield []
+            if sleep_unless(stop, self.poll_interval):
+                return
+        if batch:
+            yield batch
+
+    # -- consumers and rejects -----------------------------------------------------------
+    def _consumers_path(self) -> Path:
+        if self.path is None:
+            raise LogError("standard input keeps no consumer positions")
+        return self.path.with_name(self.path.name + ".consumers.json")
+
+    def _load_consumers(self) -> dict[str, dict[str, object]]:
+        path = self._consumers_path()
+        if not path.exists():
+            return {}
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise LogError(f"{path}: unreadable consumer positions: {exc}") from exc
+        return data if isinstance(data, dict) else {}
+
+    def committed(self, consumer: str) -> Checkpoint | None:
+        entry = self._load_consumers().get(consumer)
+        if not isinstance(entry, dict):
+            return None
+        line = entry.get("line")
+        meta = entry.get("metadata", "")
+        return Checkpoint({0: int(line)}, str(meta)) if isinstance(line, int) else None
+
+    def commit(self, consumer: str, cursor: Cursor, metadata: str = "") -> None:
+        path = self._consumers_path()
+        data = self._load_consumers()
+        data[consumer] = {"line": cursor.get(0, 1), "metadata": metadata}
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w") as f:
+                json.dump(data, f, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise LogWriteError(f"{path}: commit of {consumer!r} failed: {exc}") from exc
+
+    def dead_letter(self, rejections: Sequence[Rejection]) -> int:
+        if self.path is None:
+            raise LogWriteError("standard input has no place for rejected lines")
+        target = rejected_path(self.path)
+        text = b"".join(
+            json.dumps(r.to_dict(), ensure_ascii=False).encode() + b"\n" for r in rejections)
+        try:
+            with open(target, "ab") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            raise LogWriteError(f"{target}: dead-letter write failed: {exc}") from exc
+        return len(rejections)
+
+    def where(self, record: Record) -> int:
+        return record.offset
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
