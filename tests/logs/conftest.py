@@ -28,4 +28,5 @@ def log_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str
 
 def pytest_configure(config: pytest.Config) -> None:
     # kafka-python 3 loads its protocol schemas with a deprecated importlib API
-    config.addinivalue_line("filterwarnings", "ignore:.*is deprecated. Use files:DeprecationWarning")
+    config.addinivalue_line(
+        "filterwarnings", "ignore:.*is deprecated. Use files:DeprecationWarning")
