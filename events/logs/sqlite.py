@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -105,6 +106,33 @@ class SqliteLog(EventLog):
     def connection(self) -> sqlite3.Connection:
         return self._conn
 
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (durable on exit) or ``ROLLBACK`` on error."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise LogWriteError(f"{self.path}: cannot start a write: {exc}") from exc
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def insert(
+        conn: sqlite3.Connection, rows: Sequence[tuple[str, bytes, str | None]]
+    ) -> tuple[int, Cursor]:
+        """Insert (key, value, event_id) rows inside a transaction; (written, end)."""
+        before = conn.total_changes
+        conn.executemany("INSERT OR IGNORE INTO events(key, value, event_id) VALUES (?,?,?)",
+                         rows)
+        written = conn.total_changes - before
+        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name='events'").fetchone()
+        return written, ({0: int(row[0]) + 1} if row else {})
+
     def append(
         self, records: Sequence[tuple[str, bytes]], event_ids: Sequence[str | None] | None = None,
         *, hook: Hook | None = None,
@@ -116,29 +144,13 @@ class SqliteLog(EventLog):
             [(k, v, None) for k, v in records] if event_ids is None
             else [(k, v, e) for (k, v), e in zip(records, event_ids, strict=True)]
         )
-        conn = self._conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                before = conn.total_changes
-                if event_ids is None:
-                    conn.executemany("INSERT INTO events(key, value, event_id) VALUES (?,?,?)",
-                                     rows)
-                else:
-                    conn.executemany(
-                        "INSERT OR IGNORE INTO events(key, value, event_id) VALUES (?,?,?)", rows)
-                written = conn.total_changes - before
-                last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name='events'")
-                row = last.fetchone()
+            with self.transaction() as conn:
+                written, end = self.insert(conn, rows)
                 if hook is not None:
                     hook(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         except sqlite3.Error as exc:
             raise LogWriteError(f"{self.path}: append failed, nothing written: {exc}") from exc
-        end = {0: int(row[0]) + 1} if row else {}
         return AppendResult(written, len(rows) - written, end)
 
     def read(
@@ -184,9 +196,8 @@ class SqliteLog(EventLog):
         rows = [(str(r.position), r.code, r.reason, r.event_id, r.table_id, r.raw, now)
                 for r in rejections]
         try:
-            with self._conn:
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany(
+            with self.transaction() as conn:
+                conn.executemany(
                     "INSERT INTO dead_letter(position, code, reason, event_id, table_id, raw, "
                     "recorded_at) VALUES (?,?,?,?,?,?,?)", rows)
         except sqlite3.Error as exc:
