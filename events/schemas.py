@@ -32,6 +32,10 @@ SignedCents = Annotated[
 ]
 ShortText = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 LongText = Annotated[str, msgspec.Meta(max_length=4000)]
+PlayerRef = Annotated[str, msgspec.Meta(
+    min_length=1, max_length=200,
+    description="the player, if the table knows who sits there; stored pseudonymized "
+    "(events.privacy)")]
 Timestamp = Annotated[
     str,
     msgspec.Meta(
@@ -80,8 +84,11 @@ class HandStartedPayload(_Payload, frozen=True):
     dealer_id: ShortText
     seats: Annotated[list[Seat], msgspec.Meta(min_length=1, max_length=MAX_SEAT)]
     shoe_id: ShortText | None = None
+    player_refs: Annotated[dict[Seat, PlayerRef], msgspec.Meta(max_length=MAX_SEAT)] | None = None
 
     def __post_init__(self) -> None:
+        if self.player_refs and not set(self.player_refs) <= set(self.seats):
+            raise ValueError("player_refs names a seat that is not in play")
         if len(set(self.seats)) != len(self.seats):
             raise ValueError("a seat is listed twice")
 
@@ -90,6 +97,7 @@ class BetPlacedPayload(_Payload, frozen=True):
     seat: Seat
     spot: Spot
     amount: PositiveCents
+    player_ref: PlayerRef | None = None
 
 
 class CardsDealtPayload(_Payload, frozen=True):
@@ -267,7 +275,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     )
 }
 
-_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)  # type: ignore[arg-type]
+_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
 _encoder = msgspec.json.Encoder()
 
 
@@ -287,7 +295,7 @@ def encode_event(event: Event) -> bytes:
 
 def json_schema() -> dict[str, Any]:
     """The contract as JSON Schema (draft 2020-12), for table vendors to validate against."""
-    schema: dict[str, Any] = msgspec.json.schema(Event)  # type: ignore[arg-type]
+    schema: dict[str, Any] = msgspec.json.schema(Event)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "UTH table event, contract v1"
     return schema

@@ -1,0 +1,119 @@
+"""Privacy: a player identifier a table sends is stored only as a keyed pseudonym."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import importlib
+import json
+
+import msgspec
+import pytest
+
+from events import privacy
+from events.codec import Rejection, decode_line
+from events.schemas import json_schema
+from tests.reliability import corpus
+
+KEY = "test-pseudonym-key-0123456789abcdef"
+CLEAR = "LOYALTY-4417-0042-9911"
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(privacy.KEY_ENV, KEY)
+    return KEY
+
+
+def _bet(**extra: object) -> bytes:
+    ev = corpus.table("privacy").events[2]
+    assert ev["type"] == "BetPlaced"
+    return corpus.encode({**ev, "payload": {**ev["payload"], **extra}})
+
+
+def _started(**extra: object) -> bytes:
+    ev = corpus.table("privacy").events[1]
+    assert ev["type"] == "HandStarted"
+    return corpus.encode({**ev, "payload": {**ev["payload"], **extra}})
+
+
+def test_pseudonym_is_hmac_sha256_under_the_key(key: str) -> None:
+    expected = "pr1_" + hmac.new(KEY.encode(), CLEAR.encode(), hashlib.sha256).hexdigest()[:32]
+    assert privacy.pseudonymize(CLEAR) == expected
+    assert privacy.pseudonymize(f"  {CLEAR}\n") == expected  # normalized
+    assert privacy.pseudonymize(expected) == expected  # idempotent
+    assert privacy.is_pseudonym(expected) and not privacy.is_pseudonym(CLEAR)
+    assert privacy.pseudonymize("LOYALTY-4417-0042-9912") != expected
+
+
+def test_key_is_read_at_call_time_not_at_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(privacy.KEY_ENV, raising=False)
+    module = importlib.reload(privacy)  # importing without a key works
+    with pytest.raises(module.PseudonymKeyMissing, match="UTH_PSEUDONYM_KEY is not set"):
+        module.pseudonymize(CLEAR)
+    monkeypatch.setenv(module.KEY_ENV, KEY)
+    first = module.pseudonymize(CLEAR)
+    monkeypatch.setenv(module.KEY_ENV, KEY + "-rotated")
+    assert module.pseudonymize(CLEAR) != first  # the rotated key is used by the next call
+    monkeypatch.setenv(module.KEY_ENV, "short")
+    with pytest.raises(module.PseudonymKeyMissing, match="shorter than 16 bytes"):
+        module.pseudonymize(CLEAR)
+    assert "short" not in repr(vars(module).values())  # no key cached in the module
+
+
+def test_scrub_replaces_identifiers_and_keeps_a_valid_event(key: str) -> None:
+    data = _bet(player_ref=CLEAR)
+    out = privacy.scrub(data)
+    assert CLEAR.encode() not in out
+    ev = decode_line(out, 1)
+    assert not isinstance(ev, Rejection), ev
+    assert ev.payload.player_ref == privacy.pseudonymize(CLEAR)
+    assert privacy.scrub(out) == out  # already pseudonymized: unchanged
+    started = privacy.scrub(_started(player_refs={"1": CLEAR, "2": "CARD-77"}))
+    assert CLEAR.encode() not in started and b"CARD-77" not in started
+    ev = decode_line(started, 2)
+    assert not isinstance(ev, Rejection), ev
+    assert ev.payload.player_refs == {1: privacy.pseudonymize(CLEAR),
+                                      2: privacy.pseudonymize("CARD-77")}
+
+
+def test_scrub_leaves_events_without_identifiers_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(privacy.KEY_ENV, raising=False)
+    data = _bet()
+    assert privacy.scrub(data) is data  # no key needed when there is nothing to hide
+
+
+def test_scrub_without_a_key_refuses_rather_than_store_in_clear(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(privacy.KEY_ENV, raising=False)
+    with pytest.raises(privacy.PseudonymKeyMissing):
+        privacy.scrub(_bet(player_ref=CLEAR))
+
+
+@pytest.mark.parametrize("cut", [18, 24, 30, 36, 37, 38])
+def test_scrub_hides_identifiers_in_broken_lines_too(key: str, cut: int) -> None:
+    """A truncated line ends in the dead-letter store: the identifier must not be in it."""
+    data = _bet(player_ref=CLEAR)
+    at = data.index(b'"player_ref"')  # "player_ref":"LOYALTY-4417-0042-9911"}}
+    broken = data[: at + cut]
+    shown = CLEAR[: min(cut - 14, len(CLEAR))].encode()  # what the cut line holds of it
+    assert shown in broken
+    out = privacy.scrub(broken)
+    assert shown not in out
+    assert isinstance(decode_line(out, 1), Rejection)
+    refs = _started(player_refs={"1": CLEAR})[:-5]
+    assert b"LOYALTY" not in privacy.scrub(refs)
+
+
+def test_contract_accepts_player_refs_and_checks_them() -> None:
+    assert not isinstance(decode_line(_bet(player_ref="pr1_" + "0" * 32), 1), Rejection)
+    assert isinstance(decode_line(_bet(player_ref=""), 1), Rejection)
+    assert isinstance(decode_line(_bet(player_ref="x" * 201), 1), Rejection)
+    assert isinstance(decode_line(_started(player_refs={"6": "x"}), 1), Rejection)  # not in play
+    assert isinstance(decode_line(_started(player_refs={"1": 5}), 1), Rejection)
+    schema = json.dumps(json_schema())
+    assert '"player_ref"' in schema and '"player_refs"' in schema
+    committed = msgspec.json.decode(
+        (corpus.CORPUS_DIR.parents[2] / "events" / "event-contract.schema.json").read_bytes())
+    assert committed == json.loads(schema)
