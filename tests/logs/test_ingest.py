@@ -34,7 +34,8 @@ def stored_ids(log: EventLog) -> list[str]:
     return [json.loads(r.value)["event_id"] for r in log.records()]
 
 
-def test_file_to_sqlite_counts_every_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_file_to_sqlite_counts_every_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = lines(2, 1)  # 2 tables x (1 + 15) events = 32 lines
     assert len(good) == 32
     bad = [b'{"type":"Foo"}', good[4][:-5], b"\xff\xfe"]
@@ -147,9 +148,9 @@ def test_crash_between_write_and_commit_repeats_nothing_in_kafka(
     with TablePublisher(outbox) as pub:
         pub.publish_many(json.loads(x) for x in lines(2, 2))  # 62 events
     url = f"sqlite:///{outbox}"
-    with CrashingCommit(url) as src, open_log(kafka_url) as sink:
-        with pytest.raises(KeyboardInterrupt):
-            Forwarder(src, sink, consumer="fwd", batch_size=10).run()
+    with CrashingCommit(url) as src, open_log(kafka_url) as sink, \
+            pytest.raises(KeyboardInterrupt):
+        Forwarder(src, sink, consumer="fwd", batch_size=10).run()
     with SqliteLog(url) as src, open_log(kafka_url) as sink:
         checkpoint = src.committed("fwd")
         assert checkpoint is not None and checkpoint.cursor == {0: 11}
