@@ -1,0 +1,93 @@
+"""uth tail: events printed as people read them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from events.codec import decode_line
+from events.publisher import TablePublisher
+from pipeline.cli import main
+from pipeline.commands.tail import line, money, summary
+from tests.logs.factory import encode, event
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ev(type_: str, payload: dict[str, object], hand: str | None = "T1-7") -> object:
+    out = decode_line(encode(event(type_, "T1", 4, payload, hand_id=hand)), 1)
+    assert not hasattr(out, "code"), out
+    return out
+
+
+@pytest.mark.parametrize(
+    ("type_", "payload", "text"),
+    [
+        ("CardsDealt", {"target": "seat", "seat": 3, "cards": ["As", "Td"]}, "seat 3: A♠ 10♦"),
+        ("CommunityRevealed", {"street": "flop", "cards": ["2h", "9s", "Jc"]},
+         "flop: 2♥ 9♠ J♣"),
+        ("PlayerDecision", {"seat": 2, "street": "preflop", "action": "raise", "multiple": 4,
+                            "amount": 2000}, "seat 2 preflop: raise 4x (20.00)"),
+        ("PlayerDecision", {"seat": 2, "street": "river", "action": "fold", "auto": True},
+         "seat 2 river: fold (auto)"),
+        ("PayoutRecorded", {"seat": 1, "spot": "blind", "outcome": "win", "amount": 750},
+         "seat 1 blind: win +7.50"),
+        ("PayoutRecorded", {"seat": 1, "spot": "ante", "outcome": "lose", "amount": -500},
+         "seat 1 ante: lose -5.00"),
+        ("DealerRevealed", {"cards": ["Kh", "Kc"]}, "dealer shows K♥ K♣"),
+        ("HandVoided", {"reason": "shuffler jam"}, "VOID: shuffler jam"),
+        ("DisputeResolved", {"seat": 4, "resolution": "repaid", "adjustment": 1500},
+         "seat 4 resolved: repaid (+15.00)"),
+    ],
+)
+def test_summaries(type_: str, payload: dict[str, object], text: str) -> None:
+    assert summary(ev(type_, payload)) == text
+
+
+def test_line_layout_and_money() -> None:
+    opened = ev("TableOpened", {"ruleset": "cardroom", "min_bet": 500, "max_bet": 100000,
+                                "seats": 6, "currency": "EUR", "max_trips": 2500}, hand=None)
+    assert line(opened) == (
+        "21:00:04.000  T1     -          TableOpened        cardroom: ante 5.00 to "
+        "1,000.00 EUR, trips up to 25.00, 6 seats")
+    assert (money(5), money(-123456), money(0, sign=True)) == ("0.05", "-1,234.56", "0.00")
+
+
+def test_no_follow_prints_events_and_rejections(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "x.jsonl"
+    src.write_bytes(encode(event("TableClosed", "T1", 0)) + b"\n" + b"{oops\n"
+                    + encode(event("TableClosed", "T2", 0)) + b"\n")
+    assert main(["tail", "--source", str(src), "--no-follow", "--table", "T1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["21:00:00.000  T1     -          TableClosed        table closed"]
+    assert main(["tail", "--source", str(src), "--no-follow", "-n", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("!! line 2: malformed JSON") and "T2" in out[1]
+
+
+def test_follow_prints_new_events_and_stops_on_sigterm(tmp_path: Path) -> None:
+    db = tmp_path / "outbox.db"
+    pub = TablePublisher(db)
+    pub.publish({"type": "TableClosed", "table_id": "T9"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "tail", "--source", f"sqlite:///{db}"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        text=True)
+    try:
+        assert proc.stdout is not None
+        assert "T9" in proc.stdout.readline()
+        pub.publish({"type": "ChipsPurchased", "table_id": "T9",
+                     "payload": {"seat": 2, "amount": 10000, "method": "cash"}})
+        assert "seat 2 buys 100.00 in chips (cash)" in proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        pub.close()
