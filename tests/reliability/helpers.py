@@ -1,0 +1,85 @@
+"""Shared helpers of the fault tests: event streams, ``uth`` subprocesses, waiting."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from tests.reliability import corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+UTH = [sys.executable, "-m", "pipeline.cli"]
+
+
+def floor(tables: int, name: str = "floor") -> list[dict[str, Any]]:
+    """``tables`` corpus tables (TableOpened + 3 valid hands each, 65 events), interleaved
+    round-robin so every batch mixes tables and each table's order is kept."""
+    streams = [corpus.table(f"{name}{t}").events for t in range(tables)]
+    out: list[dict[str, Any]] = []
+    for group in itertools.zip_longest(*streams):
+        out.extend(e for e in group if e is not None)
+    return out
+
+
+def uth_env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **extra}
+    env.pop("COVERAGE_PROCESS_START", None)
+    return env
+
+
+def uth(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+        **kw: Any) -> subprocess.CompletedProcess[str]:
+    """Run ``uth ARGS`` to completion; output captured as text."""
+    return subprocess.run([*UTH, *args], cwd=ROOT, env=env or uth_env(), text=True,
+                          capture_output=True, timeout=timeout, **kw)
+
+
+@contextlib.contextmanager
+def uth_process(*args: str, env: dict[str, str] | None = None,
+                stdout: Path | None = None, stderr: Path | None = None,
+                **kw: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """``uth ARGS`` in the background; killed (SIGKILL) on exit if still running."""
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115
+    err = open(stderr, "wb") if stderr else subprocess.DEVNULL  # noqa: SIM115
+    proc = subprocess.Popen([*UTH, *args], cwd=ROOT, env=env or uth_env(), stdout=out,
+                            stderr=err, **kw)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for f in (out, err):
+            if f is not subprocess.DEVNULL:
+                f.close()
+
+
+def wait_until(condition: Callable[[], Any], timeout: float, what: str,
+               step: float = 0.1, proc: subprocess.Popen[bytes] | None = None) -> Any:
+    """Poll ``condition`` until truthy (returned); fail with ``what`` after ``timeout``.
+
+    Not a timed assertion: the timeout only bounds a hang; a slow machine passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"process exited ({proc.returncode}) before: {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:.0f}s waiting for: {what}")
+        time.sleep(step)
+
+
+def terminate(proc: subprocess.Popen[bytes], timeout: float = 60) -> int:
+    """SIGTERM and wait for the exit status."""
+    proc.send_signal(signal.SIGTERM)
+    return proc.wait(timeout=timeout)
