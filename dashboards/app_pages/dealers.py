@@ -1,0 +1,70 @@
+"""Dealers: hands per hour and mispays."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboards import queries, ui
+from dashboards.format import count, decimal, money, share
+
+st.title("Dealers")
+st.caption("Hands per hour over the hours each dealer dealt; mispays as found by the audit. "
+           "Mispay net is recorded minus correct: positive means players were overpaid.")
+
+with ui.warehouse("dealer_performance", "hands") as con:
+    opts = queries.dealer_options(con)
+    if opts.first_day is None:
+        ui.empty_notice("dealer shifts")
+        st.stop()
+    first, last = ui.day_range(opts, "dealers_days")
+    filters = queries.Filters(day_from=first, day_to=last,
+                              dealers=ui.multiselect("Dealers", opts.dealers, "dealers_pick"))
+    rows = queries.dealers(con, filters)
+    daily = queries.dealer_daily(con, filters)
+
+if rows.empty:
+    ui.empty_notice("dealer shifts")
+    st.stop()
+
+
+
+def net(cents: object, currency: str) -> str:
+    if currency == "mixed" and ui.known(cents):
+        return f"{int(cents):,} cents (several currencies)"  # type: ignore[call-overload]
+    return money(cents, currency)
+
+
+ui.metric_row([
+    ("Dealers", count(len(rows)), None),
+    ("Hands", count(rows["hands"].sum()), None),
+    ("Hands / hour (all dealers)", decimal(rows["hands"].sum() / rows["hours"].sum())
+     if rows["hours"].sum() else "—", "Total hands ÷ total hours dealt"),
+    ("Mispays", share(rows["mispays"].sum(), rows["hands"].sum(), "hands"), None),
+])
+
+st.subheader("By dealer, most mispays per hand first")
+st.dataframe(ui.highlight_rows(pd.DataFrame({
+    "Dealer": rows["dealer_id"],
+    "Days": [count(v) for v in rows["days"]],
+    "Hands": [count(v) for v in rows["hands"]],
+    "Hours": [decimal(v, 2) for v in rows["hours"]],
+    "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
+    "Mispays": [count(v) for v in rows["mispays"]],
+    "Mispays (of hands)": [share(m, h, "hands", 3) for m, h in zip(
+        rows["mispays"], rows["hands"], strict=True)],
+    "Mispay net (+ overpaid)": [net(v, c) for v, c in zip(rows["mispay_net"], rows["currency"],
+                                                          strict=True)],
+}), [m > 0 for m in rows["mispays"]], colour="#fff1c9"), hide_index=True, width="stretch")
+
+if not daily.empty:
+    st.subheader("Hands per hour by gaming day")
+    chart = alt.Chart(daily.assign(gaming_day=pd.to_datetime(daily["gaming_day"]))).mark_line(
+        point=True).encode(
+        x=alt.X("gaming_day:T", title="Gaming day"),
+        y=alt.Y("hands_per_hour:Q", title="Hands / hour"),
+        color=alt.Color("dealer_id:N", title="Dealer"),
+        tooltip=["dealer_id:N", "gaming_day:T", alt.Tooltip("hands_per_hour:Q", format=".1f"),
+                 "hands:Q", "mispays:Q"])
+    st.altair_chart(chart, width="stretch")

@@ -1,0 +1,91 @@
+"""Floor: drop, handle, win and hold per table and gaming day, outliers first."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboards import queries, ui
+from dashboards.format import count, day, decimal, money, pct, pct_value
+
+st.title("Floor")
+st.caption("Per table and gaming day. Hold % is house win ÷ drop; win ÷ handle is house win "
+           "÷ all wagers (ante, blind, play, Trips). Rows whose hold falls outside its 95% "
+           "control limits come first, highlighted.")
+
+with ui.warehouse("table_hold_daily") as con:
+    opts = queries.floor_options(con)
+    if opts.first_day is None:
+        ui.empty_notice("table-days")
+        st.stop()
+    first, last = ui.day_range(opts, "floor_days")
+    filters = queries.Filters(
+        day_from=first, day_to=last,
+        tables=ui.multiselect("Tables", opts.tables, "floor_tables"),
+        rulesets=ui.multiselect("Rulesets", opts.rulesets, "floor_rulesets"),
+    )
+    totals = queries.floor_totals(con, filters)
+    series = queries.floor_series(con, filters)
+    rows = queries.floor_rows(con, filters)
+
+if rows.empty:
+    ui.empty_notice("table-days")
+    st.stop()
+
+for total in totals.to_dict("records"):
+    cur = total["currency"]
+    if len(totals) > 1:
+        st.subheader(f"Totals in {cur}")
+    ui.metric_row([
+        ("Drop", money(total["drop"], cur), "Chips bought at the tables"),
+        ("Handle", money(total["handle"], cur), "Sum of all wagers"),
+        ("House win", money(total["house_win"], cur), "Minus the players' recorded results"),
+        ("Hold % (win ÷ drop)", pct(total["hold_pct"], "drop"), None),
+        ("Win ÷ handle", pct(total["win_to_handle_pct"], "handle"), None),
+    ])
+    ui.metric_row([
+        ("Theoretical win", money(total["theoretical_win"], cur), "Handle × exact house edge"),
+        ("Hands", count(total["hands"]), None),
+        ("Table-days", count(total["table_days"]), None),
+        ("Outside 95% limits", f"{count(total['outside'])} of {count(total['table_days'])} "
+         "table-days", "Hold outside its 95% control limits"),
+    ])
+
+st.subheader("By gaming day")
+chart_rows = []
+for r in series.to_dict("records"):
+    for label, column in (("Hold % (win ÷ drop)", "hold_pct"),
+                          ("Win ÷ handle", "win_to_handle_pct")):
+        if r[column] is not None and r[column] == r[column]:
+            chart_rows.append({"gaming_day": pd.Timestamp(r["gaming_day"]), "currency":
+                               r["currency"], "measure": label, "value": float(r[column])})
+if chart_rows:
+    chart = alt.Chart(pd.DataFrame(chart_rows)).mark_line(point=True).encode(
+        x=alt.X("gaming_day:T", title="Gaming day"),
+        y=alt.Y("value:Q", title="Percent", axis=alt.Axis(format="%")),
+        color=alt.Color("measure:N", title=None),
+        strokeDash=alt.StrokeDash("currency:N", title="Currency"),
+        tooltip=["gaming_day:T", "measure:N", alt.Tooltip("value:Q", format=".2%")],
+    )
+    st.altair_chart(chart, width="stretch")
+
+st.subheader("Tables by gaming day, outliers first")
+shown = pd.DataFrame({
+    "95% limits": ["⚠ outside" if o else "within" for o in rows["outside"]],
+    "Table": rows["table_id"],
+    "Gaming day": [day(d) for d in rows["gaming_day"]],
+    "Ruleset": rows["ruleset"],
+    "Drop": ui.money_column(rows, "drop"),
+    "Handle": ui.money_column(rows, "handle"),
+    "House win": ui.money_column(rows, "house_win"),
+    "Hold % (win ÷ drop)": [pct_value(v) for v in rows["hold_pct"]],
+    "Control limits (hold)": [f"{pct_value(lo)} – {pct_value(hi)}"
+                              for lo, hi in zip(rows["hold_ci_low"], rows["hold_ci_high"],
+                                                strict=True)],
+    "Win ÷ handle": [pct_value(v) for v in rows["win_to_handle_pct"]],
+    "Theoretical win": ui.money_column(rows, "theoretical_win"),
+    "Hands": [count(v) for v in rows["hands"]],
+    "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
+})
+st.dataframe(ui.highlight_rows(shown, rows["outside"]), hide_index=True, width="stretch")

@@ -1,0 +1,153 @@
+"""Hand audit: find a hand, replay it step by step, check every wager's settlement."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import evidence, queries, ui
+from dashboards.format import money
+from dashboards.replay_view import describe, fold, table_html
+from events.evaluation import CATEGORY_NAMES
+
+st.title("Hand audit")
+
+wanted = st.query_params.get("hand_id", "")
+with st.expander("Find a hand", expanded=not wanted):
+    c1, c2, c3, c4 = st.columns(4)
+    hand_id = c1.text_input("Hand id (or its start)", value=wanted, key="audit_hand_id").strip()
+    table_id = c2.text_input("Table", key="audit_table").strip()
+    dealer_id = c3.text_input("Dealer", key="audit_dealer").strip()
+    seat = c4.number_input("Seat", min_value=1, max_value=1000, value=None, step=1,
+                           key="audit_seat")
+    c5, c6, c7 = st.columns(3)
+    day = c5.date_input("Started on", value=None, key="audit_day")
+    t_from = c6.time_input("from", value=None, key="audit_from")
+    t_to = c7.time_input("until", value=None, key="audit_to")
+start = datetime.combine(day, t_from or time(0, 0)) if day else None
+end = datetime.combine(day, t_to or time(23, 59, 59, 999999)) if day else None
+
+with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
+    found = queries.find_hands(con, hand_id=hand_id, table_id=table_id, dealer_id=dealer_id,
+                               seat=None if seat is None else int(seat), start=start, end=end)
+    if found.empty:
+        st.info("No hand matches. Check the hand id, table, dealer, seat or time "
+                "(all given criteria must match).")
+        st.stop()
+    ids = list(found["hand_id"])
+    st.caption(f"{len(ids)} hand(s) found{' (latest first, first 200 shown)' if len(ids) >= 200 else ''}.")
+    chosen = st.selectbox(
+        "Hand", ids, index=ids.index(wanted) if wanted in ids else 0, key="audit_chosen",
+        format_func=lambda h: (lambda r: f"{h} · table {r['table_id']} · dealer "
+                               f"{r['dealer_id']} · {r['started_at']}")(
+            found.loc[found["hand_id"] == h].iloc[0]))
+    row = queries.hand(con, chosen)
+    events_df = queries.hand_events(con, chosen)
+    opened = (queries.table_opened_before(con, row["table_id"], int(events_df["seq"].min()))
+              if row and not events_df.empty else pd.DataFrame())
+    wagers = queries.hand_wagers(con, chosen)
+    hand_findings = queries.hand_findings(con, chosen)
+
+if row is None:
+    st.info(f"Hand `{chosen}` is not in the warehouse.")
+    st.stop()
+if st.query_params.get("hand_id") != chosen:
+    st.query_params["hand_id"] = chosen
+cur = str(row.get("currency") or "")
+
+st.subheader(f"Hand {chosen}")
+st.markdown(f"Table **{row['table_id']}** · dealer **{row['dealer_id']}** · ruleset "
+            f"**{row['ruleset']}** · {cur} · seats {row['seats']} · started "
+            f"{row['started_at']} · gaming day {row['gaming_day']} · status **{row['status']}**")
+
+# ------------------------------------------------------------------ replay
+events = evidence.event_dicts(events_df)
+if not events:
+    st.info("No events of this hand are loaded, so it cannot be replayed.")
+else:
+    key = f"audit_step_{chosen}"
+    if key not in st.session_state:
+        st.session_state[key] = len(events)
+
+    def _move(delta: int) -> None:
+        st.session_state[key] = min(len(events), max(1, st.session_state[key] + delta))
+
+    b1, b2, b3 = st.columns([1, 1, 6])
+    b1.button("◀ Step back", on_click=_move, args=(-1,), key="audit_back")
+    b2.button("Step ▶", on_click=_move, args=(1,), key="audit_fwd")
+    step = (b3.slider("Replay step", 1, len(events), key=key) if len(events) > 1
+            else len(events))
+    current = events[step - 1]
+    st.markdown(f"**Step {step} of {len(events)}** · seq {current['seq']} · "
+                f"{current['occurred_at']} · {describe(current, cur)}")
+    st.markdown(table_html(fold(events, step), cur), unsafe_allow_html=True)
+    with st.expander("All events of the hand"):
+        st.dataframe(pd.DataFrame({
+            "Step": range(1, len(events) + 1),
+            "Seq": [e["seq"] for e in events],
+            "Time": [e["occurred_at"] for e in events],
+            "Event": [describe(e, cur) for e in events],
+        }), hide_index=True, width="stretch")
+
+# ------------------------------------------------------------------ settlement
+st.subheader("Settlement: computed against recorded")
+
+
+def verdict(rec: Any, cor: Any, rec_out: Any, cor_out: Any) -> str:
+    if not ui.known(cor):
+        return "not computed"
+    if not ui.known(rec):
+        return "✗ not recorded"
+    if int(rec) > int(cor):
+        return f"✗ overpaid by {money(int(rec) - int(cor), cur)}"
+    if int(rec) < int(cor):
+        return f"✗ underpaid by {money(int(cor) - int(rec), cur)}"
+    return "✓ correct" if rec_out == cor_out else "✗ wrong outcome"
+
+
+if wagers.empty:
+    st.info("No wagers of this hand are in the warehouse.")
+else:
+    verdicts = [verdict(r, c, ro, co) for r, c, ro, co in zip(
+        wagers["recorded_result"], wagers["correct_result"], wagers["recorded_outcome"],
+        wagers["correct_outcome"], strict=True)]
+    st.dataframe(ui.highlight_rows(pd.DataFrame({
+        "Seat": wagers["seat"],
+        "Spot": wagers["spot"],
+        "Wager": [money(v, cur) for v in wagers["amount"]],
+        "Player's hand": [CATEGORY_NAMES[int(c)] if ui.known(c) and 0 <= int(c) <= 9
+                          else "—" for c in wagers["player_category"]],
+        "Recorded": [f"{o} {money(v, cur)}" for o, v in zip(
+            wagers["recorded_outcome"], wagers["recorded_result"], strict=True)],
+        "Computed": [f"{o} {money(v, cur)}" for o, v in zip(
+            wagers["correct_outcome"], wagers["correct_result"], strict=True)],
+        "Verdict": verdicts,
+    }), [v.startswith("✗") for v in verdicts]), hide_index=True, width="stretch")
+    wrong = [v for v in verdicts if v.startswith("✗")]
+    if wrong:
+        st.warning(f"Verdict: {len(wrong)} of {len(verdicts)} wagers settled wrongly.")
+    elif all(v == "✓ correct" for v in verdicts):
+        st.success(f"Verdict: all {len(verdicts)} wagers settled correctly.")
+    else:
+        st.info("Verdict: some wagers could not be computed (see above).")
+
+if not hand_findings.empty:
+    st.subheader("Findings on this hand")
+    st.dataframe(pd.DataFrame({
+        "Kind": hand_findings["kind"], "Seat": hand_findings["seat"],
+        "Spot": hand_findings["spot"],
+        "Expected": [money(v, cur) for v in hand_findings["expected"]],
+        "Recorded": [money(v, cur) for v in hand_findings["recorded"]],
+        "Detail": hand_findings["detail"],
+    }), hide_index=True, width="stretch")
+
+context = evidence.event_dicts(opened) if not opened.empty else []
+doc = evidence.document(row, context + events, wagers, hand_findings)
+st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
+                   file_name=f"evidence-{chosen}.json", mime="application/json",
+                   key="audit_download")
+if "auditor_error" in doc:
+    st.caption(f"The auditor's replay is not included: {doc['auditor_error']}")

@@ -1,0 +1,116 @@
+"""How the dashboards write money, percentages and counts.
+
+Money is integer cents and is formatted with integer arithmetic only (no float ever
+touches an amount), in the table's currency, with thousands separators:
+
+>>> money(123456789, "USD"), money(-5050, "EUR"), money(7, "CHF"), money(None, "USD")
+('$1,234,567.89', '-€50.50', 'CHF 0.07', '—')
+>>> money(150, "JPY")
+'¥150'
+
+A percentage always says what it is a percentage of:
+
+>>> pct(0.123456, "drop")
+'12.35% of drop'
+>>> pct(None, "drop"), pct(0.5, None)
+('— (no drop)', '50.00%')
+>>> share(3, 12, "wagers")
+'25.00% (3 of 12 wagers)'
+>>> count(1234567), rate(37.25, "hands/hour")
+('1,234,567', '37.2 hands/hour')
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+MISSING = "—"
+
+# symbol, minor-unit digits; anything else is written "<CODE> 1,234.56"
+_CURRENCIES: dict[str, tuple[str, int]] = {
+    "USD": ("$", 2),
+    "CAD": ("CA$", 2),
+    "EUR": ("€", 2),
+    "GBP": ("£", 2),
+    "JPY": ("¥", 0),
+    "KRW": ("₩", 0),
+}
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN / pandas NA
+    except (TypeError, ValueError):
+        return True
+
+
+def money(cents: Any, currency: str | None) -> str:
+    """``cents`` (an integer number of minor units) as ``$1,234.56`` in ``currency``."""
+    if _is_missing(cents):
+        return MISSING
+    if isinstance(cents, float):
+        if not cents.is_integer():
+            raise ValueError(f"money is integer cents, got {cents!r}")
+        cents = int(cents)
+    amount = int(cents)
+    code = (currency or "").upper()
+    symbol, digits = _CURRENCIES.get(code, (f"{code} " if code else "", 2))
+    sign = "-" if amount < 0 else ""
+    units, minor = divmod(abs(amount), 10**digits)
+    text = f"{units:,}" + (f".{minor:0{digits}d}" if digits else "")
+    return f"{sign}{symbol}{text}"
+
+
+def pct(fraction: Any, denominator: str | None, digits: int = 2) -> str:
+    """``fraction`` (0..1) as a percentage naming its denominator: ``12.35% of drop``."""
+    if _is_missing(fraction) or (isinstance(fraction, float) and math.isinf(fraction)):
+        return f"{MISSING} (no {denominator})" if denominator else MISSING
+    text = f"{float(fraction) * 100:.{digits}f}%"
+    return f"{text} of {denominator}" if denominator else text
+
+
+def pct_value(fraction: Any, digits: int = 2) -> str:
+    """A bare percentage for a column whose header names the denominator."""
+    return pct(fraction, None, digits)
+
+
+def share(part: Any, whole: Any, noun: str, digits: int = 2) -> str:
+    """``part`` of ``whole`` with both counts shown: ``25.00% (3 of 12 wagers)``."""
+    if _is_missing(part) or _is_missing(whole):
+        return MISSING
+    if int(whole) == 0:
+        return f"{MISSING} (0 {noun})"
+    return f"{int(part) / int(whole) * 100:.{digits}f}% ({int(part):,} of {int(whole):,} {noun})"
+
+
+def count(value: Any) -> str:
+    """An integer count with thousands separators."""
+    return MISSING if _is_missing(value) else f"{int(value):,}"
+
+
+def rate(value: Any, unit: str, digits: int = 1) -> str:
+    """A rate such as hands per hour."""
+    return MISSING if _is_missing(value) else f"{float(value):,.{digits}f} {unit}"
+
+
+def day(value: Any) -> str:
+    """A gaming day as ``2026-11-28``."""
+    if _is_missing(value):
+        return MISSING
+    return value.date().isoformat() if isinstance(value, datetime) else str(value)[:10]
+
+
+def decimal(value: Any, digits: int = 1) -> str:
+    """A plain number with thousands separators."""
+    return MISSING if _is_missing(value) else f"{float(value):,.{digits}f}"
+
+
+def probability(value: Any) -> str:
+    """An exact probability as a percentage with enough digits for a royal flush."""
+    if _is_missing(value):
+        return MISSING
+    return f"{float(value) * 100:.4f}%"

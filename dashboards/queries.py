@@ -1,0 +1,397 @@
+"""Every SQL statement the dashboards run, against a read-only DuckDB connection.
+
+Pages never hold SQL: they call the functions here. Every value a user can type or pick
+travels as a bound parameter (``?``); the only text spliced into a statement is a column
+name chosen from constants in this module. The connection is opened read-only with
+external file access disabled and its configuration locked, so even a statement that got
+through could neither write nor read anything outside the warehouse. A connection is held
+only while one page runs: DuckDB lets a writer in (``uth load``) only when no reader holds
+the file, and the page retries briefly while the loader holds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+TABLES = (
+    "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
+    "trips_hits", "dealer_performance",
+)
+# shift of a finding, from the hour it occurred (gaming day starts at 06:00)
+SHIFTS = ("day 06-14", "swing 14-22", "graveyard 22-06")
+_SHIFT_SQL = (
+    "CASE WHEN hour(f.occurred_at) >= 6 AND hour(f.occurred_at) < 14 THEN 'day 06-14' "
+    "WHEN hour(f.occurred_at) >= 14 AND hour(f.occurred_at) < 22 THEN 'swing 14-22' "
+    "WHEN f.occurred_at IS NOT NULL THEN 'graveyard 22-06' END"
+)
+FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift", "kind": "f.kind"}
+HAND_SEARCH_LIMIT = 200
+FINDINGS_LIMIT = 2000
+
+
+class WarehouseUnavailable(Exception):
+    """The warehouse cannot be shown; ``str(exc)`` is a message for the floor, ``kind`` one of
+    ``unset``, ``missing``, ``busy``, ``invalid``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a user picked; empty tuples mean "all"."""
+
+    day_from: date | None = None
+    day_to: date | None = None
+    tables: tuple[str, ...] = ()
+    rulesets: tuple[str, ...] = ()
+    dealers: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    shifts: tuple[str, ...] = ()
+
+
+@dataclass
+class Options:
+    """The values a page's filters offer, read from the warehouse."""
+
+    first_day: date | None = None
+    last_day: date | None = None
+    tables: list[str] = field(default_factory=list)
+    rulesets: list[str] = field(default_factory=list)
+    dealers: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+
+
+def connect(path: str | Path, attempts: int = 10, wait: float = 0.2) -> duckdb.DuckDBPyConnection:
+    """A read-only connection, retried while a writer holds the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise WarehouseUnavailable(
+            "missing", f"No warehouse at `{path}`. Build one with `uth simulate` and `uth load`, "
+            "then start the dashboards with `uth dashboards --warehouse PATH`.")
+    config = {"enable_external_access": False, "autoload_known_extensions": False,
+              "lock_configuration": True}
+    for attempt in range(attempts):
+        try:
+            return duckdb.connect(str(path), read_only=True, config=config)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
+                                           f"({str(exc).splitlines()[0]}).") from exc
+            if attempt == attempts - 1:
+                raise WarehouseUnavailable("busy", f"The warehouse `{path}` is being written "
+                                           "(a load is running). Reload this page in a moment.") from exc
+            time.sleep(wait)
+        except duckdb.Error as exc:
+            raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
+                                       f"({str(exc).splitlines()[0]}).") from exc
+    raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def open_warehouse(path: str | Path | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Connection for one page run, closed afterwards so loads can proceed."""
+    if not path:
+        raise WarehouseUnavailable(
+            "unset", "No warehouse configured. Start the dashboards with "
+            "`uth dashboards --warehouse PATH` or set `UTH_WAREHOUSE` to a DuckDB file.")
+    con = connect(path)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _df(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
+    return con.execute(sql, list(params)).df()
+
+
+def missing_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The interface tables the warehouse lacks (all of them for an empty file)."""
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+    return [t for t in TABLES if t not in present]
+
+
+def hand_count(con: duckdb.DuckDBPyConnection) -> int:
+    return int(con.execute("SELECT count(*) FROM hands").fetchone()[0])  # type: ignore[index]
+
+
+def _where(f: Filters, *, day: str | None = "gaming_day", table: str | None = "table_id",
+           ruleset: str | None = None, dealer: str | None = None, kind: str | None = None,
+           shift: str | None = None) -> tuple[str, list[Any]]:
+    """A WHERE clause over the given (constant) columns; every value is a parameter."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if day and f.day_from is not None:
+        clauses.append(f"{day} >= ?")
+        params.append(f.day_from)
+    if day and f.day_to is not None:
+        clauses.append(f"{day} <= ?")
+        params.append(f.day_to)
+    for column, values in ((table, f.tables), (ruleset, f.rulesets), (dealer, f.dealers),
+                           (kind, f.kinds), (shift, f.shifts)):
+        if column and values:
+            clauses.append(f"list_contains(?::VARCHAR[], {column})")
+            params.append([str(v) for v in values])
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _options(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, str]) -> Options:
+    opts = Options()
+    row = con.execute(f"SELECT min(gaming_day), max(gaming_day) FROM {table}").fetchone()
+    if row:
+        opts.first_day, opts.last_day = row
+    for attr, column in columns.items():
+        values = con.execute(f"SELECT DISTINCT {column} FROM {table} "
+                             f"WHERE {column} IS NOT NULL ORDER BY 1").fetchall()
+        setattr(opts, attr, [str(v[0]) for v in values])
+    return opts
+
+
+# ---------------------------------------------------------------------------- floor
+def floor_options(con: duckdb.DuckDBPyConnection) -> Options:
+    return _options(con, "table_hold_daily", {"tables": "table_id", "rulesets": "ruleset"})
+
+
+def floor_rows(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    """Per table and gaming day, outliers first: outside the 95% control limits, then by
+    distance from the centre of the limits in half-widths."""
+    where, params = _where(f, ruleset="ruleset")
+    return _df(con, f"""
+        SELECT table_id, gaming_day, ruleset, currency, hands, "drop", handle, house_win,
+               hold_pct, win_to_handle_pct, theoretical_win, hands_per_hour,
+               hold_ci_low, hold_ci_high,
+               coalesce(hold_pct < hold_ci_low OR hold_pct > hold_ci_high, false) AS outside,
+               CASE WHEN hold_ci_high > hold_ci_low THEN abs(hold_pct - (hold_ci_low + hold_ci_high)
+                    / 2) / ((hold_ci_high - hold_ci_low) / 2) END AS deviation
+        FROM table_hold_daily {where}
+        ORDER BY outside DESC, deviation DESC NULLS LAST, gaming_day DESC, table_id""", params)
+
+
+_MONEY_TOTALS = """sum(hands)::BIGINT AS hands, sum("drop")::BIGINT AS "drop",
+    sum(handle)::BIGINT AS handle, sum(house_win)::BIGINT AS house_win,
+    sum(theoretical_win)::BIGINT AS theoretical_win,
+    CASE WHEN sum("drop") > 0 THEN sum(house_win) / sum("drop") END AS hold_pct,
+    CASE WHEN sum(handle) > 0 THEN sum(house_win) / sum(handle) END AS win_to_handle_pct"""
+
+
+def floor_totals(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    """One row per currency over the filtered table-days."""
+    where, params = _where(f, ruleset="ruleset")
+    return _df(con, f"""SELECT currency, {_MONEY_TOTALS}, count(*) AS table_days,
+               sum(CASE WHEN hold_pct < hold_ci_low OR hold_pct > hold_ci_high THEN 1 ELSE 0 END)
+                   ::BIGINT AS outside
+        FROM table_hold_daily {where} GROUP BY currency ORDER BY currency""", params)
+
+
+def floor_series(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    """Per gaming day and currency, for the time series."""
+    where, params = _where(f, ruleset="ruleset")
+    return _df(con, f"""SELECT gaming_day, currency, {_MONEY_TOTALS}
+        FROM table_hold_daily {where} GROUP BY gaming_day, currency
+        ORDER BY gaming_day, currency""", params)
+
+
+# ---------------------------------------------------------------------------- trips
+def trips_options(con: duckdb.DuckDBPyConnection) -> Options:
+    return _options(con, "trips_performance", {"tables": "table_id", "rulesets": "ruleset"})
+
+
+def trips_summary(con: duckdb.DuckDBPyConnection, f: Filters, by_table: bool = True) -> pd.DataFrame:
+    """Actual against theoretical Trips hold per ruleset (and table). The 95% band of the
+    filtered days combines each day's band: days are independent, so the variance of the
+    total win is the sum of the days' variances (half-width x handle, squared)."""
+    where, params = _where(f, day="p.gaming_day", table="p.table_id", ruleset="p.ruleset")
+    keys = "ruleset, table_id" if by_table else "ruleset"
+    p_keys = ", ".join(f"p.{k}" for k in keys.split(", "))
+    return _df(con, f"""
+        WITH agg AS (
+          SELECT {p_keys}, coalesce(min(d.currency), '') AS currency,
+                 sum(p.trips_wagers)::BIGINT AS trips_wagers,
+                 sum(p.trips_handle)::BIGINT AS trips_handle, sum(p.trips_win)::BIGINT AS trips_win,
+                 sum(p.theoretical_hold_pct * p.trips_handle) / nullif(sum(p.trips_handle), 0)
+                     AS theoretical_hold_pct,
+                 sqrt(sum(power((p.ci_high - p.ci_low) / 2 * p.trips_handle, 2)))
+                     / nullif(sum(p.trips_handle), 0) AS half_width
+          FROM trips_performance p
+          LEFT JOIN table_hold_daily d ON d.table_id = p.table_id AND d.gaming_day = p.gaming_day
+          {where} GROUP BY {p_keys})
+        SELECT *, trips_win / nullif(trips_handle, 0) AS hold_pct,
+               theoretical_hold_pct - half_width AS ci_low,
+               theoretical_hold_pct + half_width AS ci_high,
+               trips_win / nullif(trips_handle, 0) BETWEEN theoretical_hold_pct - half_width
+                   AND theoretical_hold_pct + half_width AS within_band
+        FROM agg ORDER BY {keys}""", params)
+
+
+def trips_hits(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    """Per ruleset and paying hand: hits against the exact probability; ``wagers`` is the
+    number of Trips wagers in the same filter (the frequency's denominator)."""
+    where, params = _where(f, ruleset="ruleset")
+    return _df(con, f"""
+        WITH h AS (SELECT ruleset, category, min(category_name) AS category_name,
+                          sum(hits)::BIGINT AS hits, sum(expected_hits) AS expected_hits,
+                          max(probability) AS probability
+                   FROM trips_hits {where} GROUP BY ruleset, category),
+             w AS (SELECT ruleset, sum(trips_wagers)::BIGINT AS wagers
+                   FROM trips_performance {where} GROUP BY ruleset)
+        SELECT h.ruleset, h.category, h.category_name, h.hits, coalesce(w.wagers, 0) AS wagers,
+               h.hits / nullif(w.wagers, 0) AS frequency, h.probability, h.expected_hits
+        FROM h LEFT JOIN w USING (ruleset)
+        WHERE h.category >= 3
+        ORDER BY h.ruleset, h.category DESC""", params + params)
+
+
+# ---------------------------------------------------------------------------- hand audit
+def find_hands(con: duckdb.DuckDBPyConnection, *, hand_id: str = "", table_id: str = "",
+               dealer_id: str = "", seat: int | None = None, start: datetime | None = None,
+               end: datetime | None = None, limit: int = HAND_SEARCH_LIMIT) -> pd.DataFrame:
+    """Hands matching every given criterion (hand id by prefix), latest first."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if hand_id:
+        clauses.append("starts_with(hand_id, ?)")
+        params.append(hand_id)
+    for column, value in (("table_id", table_id), ("dealer_id", dealer_id)):
+        if value:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if seat is not None:
+        clauses.append("list_contains(string_split(replace(seats, ' ', ''), ','), ?)")
+        params.append(str(int(seat)))
+    if start is not None:
+        clauses.append("started_at >= ?")
+        params.append(start)
+    if end is not None:
+        clauses.append("started_at <= ?")
+        params.append(end)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    return _df(con, f"""SELECT hand_id, table_id, dealer_id, seats, started_at, ended_at,
+               gaming_day, status, ruleset, currency
+        FROM hands {where} ORDER BY started_at DESC NULLS LAST, hand_id LIMIT ?""",
+               [*params, int(limit)])
+
+
+def hand(con: duckdb.DuckDBPyConnection, hand_id: str) -> dict[str, Any] | None:
+    rows = _df(con, "SELECT * FROM hands WHERE hand_id = ?", [hand_id]).to_dict("records")
+    return rows[0] if rows else None
+
+
+def hand_events(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
+    """The hand's events in table order, payloads as JSON text."""
+    return _df(con, """SELECT event_id, type, schema_version, table_id, hand_id, seq,
+               occurred_at, payload::VARCHAR AS payload
+        FROM events WHERE hand_id = ? ORDER BY seq""", [hand_id])
+
+
+def table_opened_before(con: duckdb.DuckDBPyConnection, table_id: str, seq: int) -> pd.DataFrame:
+    """The ``TableOpened`` in force for a hand (its rules and limits), if loaded."""
+    return _df(con, """SELECT event_id, type, schema_version, table_id, hand_id, seq,
+               occurred_at, payload::VARCHAR AS payload
+        FROM events WHERE table_id = ? AND type = 'TableOpened' AND seq < ?
+        ORDER BY seq DESC LIMIT 1""", [table_id, int(seq)])
+
+
+def hand_wagers(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
+    return _df(con, """SELECT seat, spot, amount, recorded_outcome, recorded_result,
+               correct_outcome, correct_result, player_category
+        FROM wagers WHERE hand_id = ?
+        ORDER BY seat, list_position(['ante', 'blind', 'play', 'trips'], spot)""", [hand_id])
+
+
+def hand_findings(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
+    return _df(con, """SELECT finding_id, kind, seat, spot, expected, recorded, detail,
+               occurred_at FROM audit_findings WHERE hand_id = ? ORDER BY seat, spot, kind""",
+               [hand_id])
+
+
+# ---------------------------------------------------------------------------- findings
+def findings_options(con: duckdb.DuckDBPyConnection) -> Options:
+    return _options(con, "audit_findings",
+                    {"tables": "table_id", "dealers": "dealer_id", "kinds": "kind"})
+
+
+_FINDINGS_FROM = f"""
+    FROM (SELECT f.*, {_SHIFT_SQL} AS shift,
+                 CASE WHEN f.recorded > f.expected THEN f.recorded - f.expected
+                      WHEN f.recorded <= f.expected THEN 0 END AS over,
+                 CASE WHEN f.recorded < f.expected THEN f.expected - f.recorded
+                      WHEN f.recorded >= f.expected THEN 0 END AS under
+          FROM audit_findings f) f
+    LEFT JOIN (SELECT table_id, gaming_day, min(currency) AS currency FROM table_hold_daily
+               GROUP BY ALL) h ON h.table_id = f.table_id AND h.gaming_day = f.gaming_day"""
+
+
+def _findings_where(f: Filters) -> tuple[str, list[Any]]:
+    return _where(f, day="f.gaming_day", table="f.table_id", dealer="f.dealer_id",
+                  kind="f.kind", shift="f.shift")
+
+
+def findings(con: duckdb.DuckDBPyConnection, f: Filters,
+             limit: int = FINDINGS_LIMIT) -> pd.DataFrame:
+    """Findings, latest first; ``over``/``under``: what the player got beyond / short of
+    the correct settlement (cents)."""
+    where, params = _findings_where(f)
+    return _df(con, f"""SELECT f.finding_id, f.occurred_at, f.gaming_day, f.shift, f.kind,
+               f.table_id, f.dealer_id, f.hand_id, f.seat, f.spot, f.expected, f.recorded,
+               f.over, f.under, f.detail, coalesce(h.currency, '') AS currency
+        {_FINDINGS_FROM} {where}
+        ORDER BY f.occurred_at DESC NULLS LAST, f.finding_id LIMIT ?""", [*params, int(limit)])
+
+
+def findings_totals(con: duckdb.DuckDBPyConnection, f: Filters, by: str) -> pd.DataFrame:
+    """Counts and totals over- and under-paid grouped by dealer, table, shift or kind
+    (and currency)."""
+    column = FINDING_GROUPS[by]
+    where, params = _findings_where(f)
+    return _df(con, f"""SELECT {column} AS "group", coalesce(h.currency, '') AS currency,
+               count(*) AS findings,
+               count(*) FILTER (WHERE f.expected IS DISTINCT FROM f.recorded
+                                AND f.expected IS NOT NULL) AS mispays,
+               coalesce(sum(f.over), 0)::BIGINT AS overpaid,
+               coalesce(sum(f.under), 0)::BIGINT AS underpaid,
+               coalesce(sum(f.over) - sum(f.under), 0)::BIGINT AS net
+        {_FINDINGS_FROM} {where}
+        GROUP BY ALL ORDER BY findings DESC, "group" NULLS LAST""", params)
+
+
+# ---------------------------------------------------------------------------- dealers
+def dealer_options(con: duckdb.DuckDBPyConnection) -> Options:
+    return _options(con, "dealer_performance", {"dealers": "dealer_id"})
+
+
+def dealers(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    """Per dealer over the filtered days; the currency of the tables the dealer dealt
+    (``mixed`` if several)."""
+    where, params = _where(f, table=None, dealer="dealer_id")
+    hands_where, hands_params = _where(f, table=None, dealer="dealer_id")
+    return _df(con, f"""
+        WITH d AS (SELECT dealer_id, sum(hands)::BIGINT AS hands, sum(hours) AS hours,
+                          sum(mispays)::BIGINT AS mispays, sum(mispay_net)::BIGINT AS mispay_net,
+                          count(*) AS days
+                   FROM dealer_performance {where} GROUP BY dealer_id),
+             c AS (SELECT dealer_id, CASE WHEN count(DISTINCT currency) = 1 THEN min(currency)
+                                          ELSE 'mixed' END AS currency
+                   FROM hands {hands_where} GROUP BY dealer_id)
+        SELECT d.dealer_id, d.days, d.hands, d.hours, d.hands / nullif(d.hours, 0) AS hands_per_hour,
+               d.mispays, d.mispay_net, 1000.0 * d.mispays / nullif(d.hands, 0) AS mispays_per_1000,
+               coalesce(c.currency, '') AS currency
+        FROM d LEFT JOIN c USING (dealer_id)
+        ORDER BY mispays_per_1000 DESC NULLS LAST, d.dealer_id""", params + hands_params)
+
+
+def dealer_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    where, params = _where(f, table=None, dealer="dealer_id")
+    return _df(con, f"""SELECT dealer_id, gaming_day, hands, hours, hands_per_hour, mispays,
+               mispay_net FROM dealer_performance {where} ORDER BY gaming_day, dealer_id""", params)

@@ -1,0 +1,202 @@
+"""The hand-audit page's step-by-step view: the table as it stood after each event.
+
+A presentation fold over the hand's events as the warehouse stores them (dicts with
+``type``, ``seq``, ``occurred_at`` and a ``payload`` dict); the audit verdict itself comes
+from the auditor (the warehouse's ``wagers`` and ``audit_findings``, and
+``events.audit.evidence``), not from here.
+
+>>> evs = [{"type": "HandStarted", "payload": {"dealer_id": "D1", "seats": [2]}},
+...        {"type": "BetPlaced", "payload": {"seat": 2, "spot": "ante", "amount": 1000}},
+...        {"type": "CardsDealt", "payload": {"target": "seat", "seat": 2, "cards": ["Qh", "3h"]}}]
+>>> view = fold(evs, 3)
+>>> view.seats[2].cards, view.seats[2].bets
+(['Qh', '3h'], {'ante': 1000})
+>>> describe(evs[1], "USD")
+'Seat 2 bets $10.00 on ante'
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dashboards.format import money
+
+SUIT_GLYPHS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+SPOTS = ("ante", "blind", "trips", "play")
+
+CARD_CSS = """<style>
+.uth-row{display:flex;flex-wrap:wrap;align-items:center;gap:4px;margin:2px 0 8px 0}
+.uth-card{display:inline-flex;flex-direction:column;justify-content:space-between;
+  width:46px;height:66px;box-sizing:border-box;border:1px solid #777;border-radius:6px;
+  background:#fff;padding:3px 5px;font:700 16px/1 system-ui,sans-serif;color:#111;
+  box-shadow:1px 2px 3px rgba(0,0,0,.25)}
+.uth-card .pip{font-size:24px;align-self:center}
+.uth-card .br{align-self:flex-end;transform:rotate(180deg)}
+.uth-card.red{color:#c0392b}
+.uth-card.down{opacity:.6;border:2px dashed #555}
+.uth-card.back{background:repeating-linear-gradient(45deg,#1d4e89 0 5px,#2f6db5 5px 10px);
+  border:2px solid #fff;outline:1px solid #1d4e89}
+.uth-label{font:600 13px system-ui,sans-serif;min-width:92px;color:#555}
+.uth-note{font:13px system-ui,sans-serif;color:#333;margin-left:8px}
+</style>"""
+
+
+@dataclass
+class SeatView:
+    seat: int
+    cards: list[str] = field(default_factory=list)
+    bets: dict[str, int] = field(default_factory=dict)
+    decisions: list[str] = field(default_factory=list)
+    payouts: dict[str, tuple[str, int]] = field(default_factory=dict)
+    folded: bool = False
+
+
+@dataclass
+class TableView:
+    community: list[str] = field(default_factory=list)
+    revealed: int = 0
+    dealer: list[str] = field(default_factory=list)
+    dealer_revealed: bool = False
+    seats: dict[int, SeatView] = field(default_factory=dict)
+    dealer_id: str = ""
+    status: str = "not started"
+    disputes: list[str] = field(default_factory=list)
+
+
+def _seat(view: TableView, payload: dict[str, Any]) -> SeatView:
+    seat = int(payload.get("seat") or 0)
+    return view.seats.setdefault(seat, SeatView(seat))
+
+
+def fold(events: Sequence[dict[str, Any]], upto: int) -> TableView:
+    """The table after the first ``upto`` events."""
+    view = TableView()
+    for ev in events[:upto]:
+        kind, p = ev.get("type"), ev.get("payload") or {}
+        if kind == "HandStarted":
+            view.dealer_id = str(p.get("dealer_id", ""))
+            view.status = "in play"
+            for s in p.get("seats") or []:
+                view.seats.setdefault(int(s), SeatView(int(s)))
+        elif kind == "BetPlaced":
+            _seat(view, p).bets[str(p.get("spot"))] = int(p.get("amount") or 0)
+        elif kind == "CardsDealt":
+            cards = [str(c) for c in p.get("cards") or []]
+            if p.get("target") == "community":
+                view.community = cards
+            elif p.get("target") == "dealer":
+                view.dealer = cards
+            else:
+                _seat(view, p).cards = cards
+        elif kind == "CommunityRevealed":
+            view.revealed = 3 if p.get("street") == "flop" else 5
+            if len(view.community) < view.revealed:  # revealed without a recorded deal
+                view.community = view.community + [str(c) for c in p.get("cards") or []]
+        elif kind == "PlayerDecision":
+            seat = _seat(view, p)
+            action = str(p.get("action"))
+            text = f"{p.get('street')}: {action}"
+            if action == "raise":
+                text += f" {p.get('multiple')}x"
+                seat.bets["play"] = int(p.get("amount") or 0)
+            if p.get("auto"):
+                text += " (auto)"
+            seat.decisions.append(text)
+            seat.folded = seat.folded or action == "fold"
+        elif kind == "DealerRevealed":
+            view.dealer_revealed = True
+            if not view.dealer:
+                view.dealer = [str(c) for c in p.get("cards") or []]
+        elif kind == "PayoutRecorded":
+            _seat(view, p).payouts[str(p.get("spot"))] = (str(p.get("outcome")),
+                                                          int(p.get("amount") or 0))
+        elif kind == "HandEnded":
+            view.status = "ended"
+        elif kind == "HandVoided":
+            view.status = f"voided: {p.get('reason', '')}"
+        elif kind == "DisputeOpened":
+            view.disputes.append(f"seat {p.get('seat')} disputes: {p.get('claim', '')}")
+        elif kind == "DisputeResolved":
+            view.disputes.append(f"seat {p.get('seat')} resolved: {p.get('resolution', '')}")
+    return view
+
+
+def describe(ev: dict[str, Any], currency: str) -> str:
+    """One event as a sentence."""
+    kind, p = ev.get("type"), ev.get("payload") or {}
+    cards = " ".join(str(c) for c in p.get("cards") or [])
+    if kind == "HandStarted":
+        seats = ", ".join(str(s) for s in p.get("seats") or [])
+        return f"Hand started by dealer {p.get('dealer_id')} with seats {seats}"
+    if kind == "BetPlaced":
+        return f"Seat {p.get('seat')} bets {money(p.get('amount'), currency)} on {p.get('spot')}"
+    if kind == "CardsDealt":
+        target = p.get("target")
+        who = f"seat {p.get('seat')}" if target == "seat" else str(target)
+        return f"Dealt to {who}: {cards}"
+    if kind == "CommunityRevealed":
+        return f"{str(p.get('street')).replace('_', ' and ').capitalize()} revealed: {cards}"
+    if kind == "PlayerDecision":
+        text = f"Seat {p.get('seat')} {p.get('action')}s on the {p.get('street')}"
+        if p.get("action") == "raise":
+            text = (f"Seat {p.get('seat')} raises {p.get('multiple')}x "
+                    f"({money(p.get('amount'), currency)}) on the {p.get('street')}")
+        return text + (" (automatic)" if p.get("auto") else "")
+    if kind == "DealerRevealed":
+        return f"Dealer reveals {cards}"
+    if kind == "PayoutRecorded":
+        return (f"Seat {p.get('seat')} {p.get('spot')}: {p.get('outcome')}, "
+                f"{money(p.get('amount'), currency)}")
+    if kind == "ChipsPurchased":
+        return f"Seat {p.get('seat')} buys {money(p.get('amount'), currency)} ({p.get('method')})"
+    if kind == "HandVoided":
+        return f"Hand voided: {p.get('reason')}"
+    if kind == "DisputeOpened":
+        return f"Seat {p.get('seat')} opens a dispute: {p.get('claim')}"
+    if kind == "DisputeResolved":
+        return (f"Dispute of seat {p.get('seat')} resolved: {p.get('resolution')} "
+                f"(adjustment {money(p.get('adjustment'), currency)})")
+    return str(kind)
+
+
+def card_html(card: str, state: str = "up") -> str:
+    """One card as an HTML glyph; ``state`` is ``up``, ``down`` (dealt, not yet shown: drawn
+    face up but dashed, so an auditor sees it) or ``back``."""
+    if state == "back" or len(card) != 2:
+        return '<span class="uth-card back" title="face down"></span>'
+    rank, suit = card[0], card[1]
+    rank_text = html.escape("10" if rank == "T" else rank)
+    glyph = SUIT_GLYPHS.get(suit, "?")
+    classes = "uth-card" + (" red" if suit in "dh" else "") + (" down" if state == "down" else "")
+    title = html.escape(card) + (" (dealt face down)" if state == "down" else "")
+    return (f'<span class="{classes}" title="{title}"><span>{rank_text}{glyph}</span>'
+            f'<span class="pip">{glyph}</span><span class="br">{rank_text}{glyph}</span></span>')
+
+
+def _row(label: str, cards: str, note: str = "") -> str:
+    note_html = f'<span class="uth-note">{html.escape(note)}</span>' if note else ""
+    return (f'<div class="uth-row"><span class="uth-label">{html.escape(label)}</span>'
+            f"{cards}{note_html}</div>")
+
+
+def table_html(view: TableView, currency: str) -> str:
+    """The table after a step: board, dealer and every seat, cards drawn as cards."""
+    board = "".join(card_html(c, "up" if i < view.revealed else "down")
+                    for i, c in enumerate(view.community))
+    board += "".join(card_html("", "back") for _ in range(5 - len(view.community)))
+    dealer = "".join(card_html(c, "up" if view.dealer_revealed else "down") for c in view.dealer)
+    parts = [CARD_CSS, _row("Board", board), _row(f"Dealer {view.dealer_id}".strip(), dealer or
+                                                   card_html("", "back") * 2)]
+    for seat in sorted(view.seats.values(), key=lambda s: s.seat):
+        cards = "".join(card_html(c) for c in seat.cards) or card_html("", "back") * 2
+        bets = ", ".join(f"{spot} {money(seat.bets[spot], currency)}"
+                         for spot in SPOTS if spot in seat.bets)
+        paid = ", ".join(f"{spot} {out} {money(amount, currency)}"
+                         for spot, (out, amount) in seat.payouts.items())
+        notes = [n for n in (bets, "; ".join(seat.decisions), "folded" if seat.folded else "",
+                             f"settled: {paid}" if paid else "") if n]
+        parts.append(_row(f"Seat {seat.seat}", cards, " · ".join(notes)))
+    return "\n".join(parts)

@@ -1,0 +1,119 @@
+"""Pieces every page shares: the warehouse guard, filters and the currency-aware tables."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+from dashboards import queries
+from dashboards.format import money
+
+ENV_VAR = "UTH_WAREHOUSE"
+
+
+def warehouse_path() -> str | None:
+    return os.environ.get(ENV_VAR) or None
+
+
+@contextlib.contextmanager
+def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection for this page run. A missing, empty, busy or foreign
+    warehouse stops the page with a message saying what to do, never a traceback."""
+    path = warehouse_path()
+    try:
+        with queries.open_warehouse(path) as con:
+            missing = queries.missing_tables(con)
+            lacking = [t for t in ("hands", *needed) if t in missing]
+            if lacking:
+                st.info(f"The warehouse `{path}` has no {', '.join(f'`{t}`' for t in lacking)} "
+                        "table yet. Load events into it with `uth load` and reload this page.")
+                st.stop()
+            if queries.hand_count(con) == 0:
+                st.info(f"The warehouse `{path}` has no hands loaded yet. Load events with "
+                        "`uth load` (or try `uth simulate` first) and reload this page.")
+                st.stop()
+            yield con
+    except queries.WarehouseUnavailable as exc:
+        st.info(str(exc))
+        st.stop()
+    except duckdb.Error as exc:
+        st.warning(f"The warehouse `{path}` could not be read: {str(exc).splitlines()[0]}")
+        st.stop()
+
+
+def empty_notice(what: str) -> None:
+    st.info(f"No {what} in the warehouse for these filters. Widen the filters, or load events "
+            "with `uth simulate` and `uth load`.")
+
+
+def day_range(opts: queries.Options, key: str) -> tuple[date | None, date | None]:
+    """A gaming-day range picker in the sidebar (the whole range by default)."""
+    if opts.first_day is None or opts.last_day is None:
+        return None, None
+    picked = st.sidebar.date_input(
+        "Gaming days", value=(opts.first_day, opts.last_day), min_value=opts.first_day,
+        max_value=opts.last_day, key=key, help="A gaming day starts at 06:00.")
+    if isinstance(picked, (tuple, list)):
+        first = picked[0] if picked else opts.first_day
+        last = picked[1] if len(picked) > 1 else first
+        return first, last
+    return picked, picked
+
+
+def multiselect(label: str, options: list[str], key: str) -> tuple[str, ...]:
+    if not options:
+        return ()
+    picked = st.sidebar.multiselect(label, options, key=key, placeholder="All")
+    return tuple(picked)
+
+
+def money_column(df: pd.DataFrame, column: str, currency: str = "currency") -> list[str]:
+    """A cents column formatted in each row's currency."""
+    return [money(v, c) for v, c in zip(df[column], df[currency], strict=True)]
+
+
+def metric_row(items: list[tuple[str, str, str | None]]) -> None:
+    """Metrics side by side: (label, value, help)."""
+    cols = st.columns(len(items))
+    for col, (label, value, help_text) in zip(cols, items, strict=True):
+        col.metric(label, value, help=help_text)
+
+
+def known(value: Any) -> bool:
+    """False for None, NA and NaN."""
+    if value is None or value is pd.NA:
+        return False
+    try:
+        return bool(value == value)
+    except (TypeError, ValueError):
+        return False
+
+
+def truth(value: Any) -> bool | None:
+    """A nullable boolean from a DataFrame cell: True, False or None (unknown)."""
+    if value is None or value is pd.NA:
+        return None
+    try:
+        if value != value:
+            return None
+    except (TypeError, ValueError):
+        return None
+    return bool(value)
+
+
+def highlight_rows(df: pd.DataFrame, flags: Any, colour: str = "#ffd6d6") -> Any:
+    """A Styler painting the flagged rows (the regulator's control-limit alarms)."""
+    flags = pd.Series([truth(f) is True for f in flags])
+    table = df.reset_index(drop=True)
+
+    def paint(row: pd.Series) -> list[str]:
+        return [f"background-color: {colour}" if flags.iloc[row.name] else ""] * len(row)
+
+    return table.style.apply(paint, axis=1)

@@ -1,0 +1,87 @@
+"""Warehouses for the dashboard tests: hand-made rows (figures known), an empty schema, a
+blank DuckDB file, and one built from simulated events by ``uth simulate`` + ``uth load``
+when those commands exist."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboards import warehouse_data
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "dashboards" / "streamlit_app.py"
+PAGES = ("floor", "trips", "hand_audit", "findings", "dealers")
+
+
+@pytest.fixture(scope="session")
+def handmade_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return warehouse_data.build(tmp_path_factory.mktemp("handmade") / "warehouse.duckdb")
+
+
+@pytest.fixture(scope="session")
+def empty_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every table of the interface, no rows."""
+    return warehouse_data.build(tmp_path_factory.mktemp("empty") / "warehouse.duckdb",
+                                rows=False)
+
+
+@pytest.fixture(scope="session")
+def blank_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DuckDB file without any table (a load that never ran)."""
+    path = tmp_path_factory.mktemp("blank") / "warehouse.duckdb"
+    duckdb.connect(str(path)).close()
+    return path
+
+
+def _has_command(name: str) -> bool:
+    return (ROOT / "pipeline" / "commands" / f"{name}.py").is_file()
+
+
+@pytest.fixture(scope="session")
+def simulated_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real warehouse: ``uth simulate`` events loaded by ``uth load``."""
+    if not (_has_command("simulate") and _has_command("load")):
+        pytest.skip("`uth simulate` and `uth load` are not in this checkout yet")
+    work = tmp_path_factory.mktemp("simulated")
+    log, warehouse = work / "events.jsonl", work / "warehouse.duckdb"
+    uth = [sys.executable, "-m", "pipeline.cli"]
+    for argv in (
+        [*uth, "simulate", "--out", str(log), "--tables", "3", "--hands", "600", "--seed", "7",
+         "--mispay-rate", "0.02"],
+        [*uth, "load", "--source", str(log), "--warehouse", str(warehouse)],
+    ):
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{' '.join(argv[3:])} failed:\n{done.stderr[-3000:]}"
+    return warehouse
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., AppTest]]:
+    """``app(warehouse, page, **query_params)``: the app run on one page."""
+
+    def make(warehouse: Path | None, page: str = "floor", **query: str) -> AppTest:
+        if warehouse is None:
+            monkeypatch.delenv("UTH_WAREHOUSE", raising=False)
+        else:
+            monkeypatch.setenv("UTH_WAREHOUSE", str(warehouse))
+        at = AppTest.from_file(str(APP), default_timeout=120)
+        for key, value in query.items():
+            at.query_params[key] = value
+        if page != "floor":
+            at.switch_page(f"app_pages/{page}.py")
+        return at.run()
+
+    yield make
+
+
+def no_failure(at: AppTest) -> None:
+    """No exception and no error element on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
