@@ -1,0 +1,178 @@
+"""Hands touched by new events -> their ``hands``, ``wagers`` and ``audit_findings`` rows.
+
+A hand is recomputed from all of its events, re-read from the ``events`` table (so a
+dispute arriving weeks later re-audits its hand), plus the ``TableOpened`` in force when
+the hand began (its ruleset and limits). The auditor (``events.audit``) does the work;
+these functions only feed it and turn its records into Arrow tables.
+
+The feed is built so that a hand's result depends on its own events only, never on which
+other hands share the batch: each table's chunk hands are fed one after the other (each
+hand's events together, in ``seq`` order), the ``TableOpened`` in force before a hand when
+it differs from the one before, and ``seq`` renumbered 0, 1, 2... along that feed so the
+auditor's sequencer sees no gap (gaps and conflicts are table-level findings made from the
+whole table in :mod:`pipeline.audit.transforms`). The loser of a ``seq`` conflict (the
+copy received later) is left out, as ``uth audit`` leaves it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from events.audit import audit
+from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
+from events.schemas import decode_event
+from pipeline.audit.transforms import findings_table
+
+SEQUENCE_KINDS = (SEQUENCE_GAP, SEQUENCE_CONFLICT)
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+HANDS_SCHEMA = pa.schema([
+    ("hand_id", pa.string()), ("table_id", pa.string()), ("ruleset", pa.string()),
+    ("currency", pa.string()), ("dealer_id", pa.string()), ("seats", pa.string()),
+    ("seat_count", pa.int32()), ("started_at", pa.timestamp("us")),
+    ("ended_at", pa.timestamp("us")), ("status", pa.string()),
+    ("dealing_order", pa.string()), ("shoe_id", pa.string()),
+])
+WAGERS_SCHEMA = pa.schema([
+    ("hand_id", pa.string()), ("table_id", pa.string()), ("dealer_id", pa.string()),
+    ("ruleset", pa.string()), ("seat", pa.int32()), ("spot", pa.string()),
+    ("amount", pa.int64()), ("recorded_outcome", pa.string()),
+    ("recorded_result", pa.int64()), ("correct_outcome", pa.string()),
+    ("correct_result", pa.int64()), ("player_category", pa.int32()),
+])
+
+# The auditor's input for the hands in temp table ``chunk(hand_id)``: JSON per event in
+# feed order, with its position. Conflict losers are the events named by a
+# ``sequence_conflict`` finding (made before the hands are audited).
+FEED_SQL = f"""
+WITH he AS (
+    SELECT e.* FROM events e SEMI JOIN chunk c ON e.hand_id = c.hand_id
+    WHERE e.event_id NOT IN (SELECT event_id FROM audit_findings
+                             WHERE kind = '{SEQUENCE_CONFLICT}' AND event_id IS NOT NULL)
+), firsts AS (
+    SELECT hand_id, arg_min(table_id, seq) AS table_id, min(seq) AS first_seq
+    FROM he GROUP BY hand_id
+), opened AS (
+    SELECT f.hand_id, f.table_id, f.first_seq, o.event_id AS opened_id
+    FROM firsts f ASOF LEFT JOIN
+        (SELECT table_id, seq, event_id FROM events WHERE type = 'TableOpened') o
+        ON f.table_id = o.table_id AND f.first_seq > o.seq
+), opened_fed AS (
+    SELECT * FROM opened
+    QUALIFY opened_id IS NOT NULL AND opened_id IS DISTINCT FROM
+        lag(opened_id) OVER (PARTITION BY table_id ORDER BY first_seq, hand_id)
+), feed AS (
+    SELECT o.table_id, o.first_seq AS k1, 0 AS k2, o.hand_id AS k3, e.seq AS k4,
+           e.position AS k5, e.event_id, e.type, e.schema_version, e.hand_id,
+           e.occurred_at, e.payload, e.position
+    FROM opened_fed o JOIN events e ON e.event_id = o.opened_id
+    UNION ALL
+    SELECT f.table_id, f.first_seq, 1, e.hand_id, e.seq, e.position, e.event_id, e.type,
+           e.schema_version, e.hand_id, e.occurred_at, e.payload, e.position
+    FROM he e JOIN firsts f ON e.hand_id = f.hand_id
+)
+SELECT position, json_object(
+        'event_id', event_id, 'type', type, 'schema_version', schema_version,
+        'table_id', table_id, 'hand_id', hand_id,
+        'seq', row_number() OVER (PARTITION BY table_id
+                                  ORDER BY k1, k3, k2, k4, length(k5), k5) - 1,
+        'occurred_at', strftime(occurred_at, '{TIME_FORMAT}'),
+        'payload', payload) AS json
+FROM feed
+ORDER BY table_id, k1, k3, k2, k4, length(k5), k5
+"""
+
+
+@dataclass
+class HandRows:
+    """What the auditor made of a chunk of hands, as Arrow tables."""
+
+    hands: pa.Table
+    wagers: pa.Table
+    findings: pa.Table
+    events: int = 0
+
+
+def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(position, event JSON) of the hands ``hand_ids`` in the order the auditor reads them."""
+    con.register("chunk_ids", pa.table({"hand_id": pa.array(list(hand_ids), pa.string())}))
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE chunk AS SELECT DISTINCT hand_id FROM chunk_ids")
+    finally:
+        con.unregister("chunk_ids")
+    rows = con.execute(FEED_SQL).fetchall()
+    con.execute("DROP TABLE IF EXISTS chunk")
+    return rows
+
+
+def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> HandRows:
+    """Audit the feed; rows of the hands in ``hand_ids`` (findings other than sequence
+    findings, which are table-level)."""
+    items = [(pos, decode_event(text)) for pos, text in feed]
+    report = audit(items, records=True)
+    wanted = set(hand_ids)
+    hands = [h for h in report.hands if h.hand_id in wanted]
+    wagers = [w for w in report.wagers if w.hand_id in wanted]
+    findings = [f for f in report.findings
+                if f.hand_id in wanted and f.kind not in SEQUENCE_KINDS]
+    return HandRows(_records_table(hands, HANDS_SCHEMA), _records_table(wagers, WAGERS_SCHEMA),
+                    findings_table(findings), len(items))
+
+
+def _records_table(records: Sequence[object], schema: pa.Schema) -> pa.Table:
+    columns = [pa.array([getattr(r, name) for r in records], schema.field(name).type)
+               for name in schema.names]
+    return pa.table(columns, schema=schema)
+
+
+def write_hands(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str], rows: HandRows,
+                day_start_minutes: int) -> None:
+    """Replace the rows of ``hand_ids``, queue the rollups they touch (before and after),
+    and take the hands off ``pending.hands``: all inside the caller's transaction."""
+    from pipeline.warehouse import gaming_day_sql
+
+    day = gaming_day_sql("coalesce(started_at, ended_at)", day_start_minutes)
+    con.register("chunk_ids", pa.table({"hand_id": pa.array(list(hand_ids), pa.string())}))
+    con.register("new_hands", rows.hands)
+    con.register("new_wagers", rows.wagers)
+    con.register("new_findings", rows.findings)
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE chunk AS SELECT DISTINCT hand_id FROM chunk_ids")
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE chunk_hands AS
+            SELECT hand_id, table_id, ruleset, currency, dealer_id, seats, seat_count,
+                   started_at, ended_at, {day} AS gaming_day, status, dealing_order, shoe_id
+            FROM new_hands""")
+        for stage in ("hands", "chunk_hands"):  # the keys before, then after
+            src = stage if stage == "chunk_hands" else \
+                "(SELECT * FROM hands SEMI JOIN chunk USING (hand_id))"
+            con.execute(f"""INSERT INTO pending.hold SELECT DISTINCT table_id, gaming_day
+                FROM {src} WHERE gaming_day IS NOT NULL""")
+            con.execute(f"""INSERT INTO pending.trips SELECT DISTINCT table_id, gaming_day
+                FROM {src} WHERE gaming_day IS NOT NULL""")
+            con.execute(f"""INSERT INTO pending.dealers SELECT DISTINCT dealer_id, gaming_day
+                FROM {src} WHERE gaming_day IS NOT NULL AND dealer_id IS NOT NULL""")
+        con.execute("DELETE FROM hands WHERE hand_id IN (SELECT hand_id FROM chunk)")
+        con.execute("DELETE FROM wagers WHERE hand_id IN (SELECT hand_id FROM chunk)")
+        con.execute(f"""DELETE FROM audit_findings WHERE hand_id IN (SELECT hand_id FROM chunk)
+            AND kind NOT IN {SEQUENCE_KINDS!r}""")
+        con.execute("INSERT INTO hands SELECT * FROM chunk_hands")
+        con.execute("""INSERT INTO wagers SELECT w.hand_id, w.table_id, h.gaming_day,
+                w.dealer_id, w.ruleset, w.seat, w.spot, w.amount, w.recorded_outcome,
+                w.recorded_result, w.correct_outcome, w.correct_result, w.player_category
+            FROM new_wagers w LEFT JOIN chunk_hands h USING (hand_id)""")
+        at = "CAST(f.occurred_at AS TIMESTAMP)"
+        fday = gaming_day_sql(f"coalesce({at}, h.started_at, h.ended_at)", day_start_minutes)
+        con.execute(f"""INSERT INTO audit_findings
+            SELECT f.finding_id, f.kind, f.hand_id, f.table_id, f.dealer_id, f.seat, f.spot,
+                   f.expected, f.recorded, f.detail, {at}, {fday}, f.event_id, f.position
+            FROM new_findings f LEFT JOIN chunk_hands h ON f.hand_id = h.hand_id""")
+        con.execute("DELETE FROM pending.hands WHERE hand_id IN (SELECT hand_id FROM chunk)")
+        con.execute("DROP TABLE IF EXISTS chunk")
+        con.execute("DROP TABLE IF EXISTS chunk_hands")
+    finally:
+        for name in ("chunk_ids", "new_hands", "new_wagers", "new_findings"):
+            con.unregister(name)

@@ -1,0 +1,62 @@
+"""Dagster resources: the event source (a log URL) and the warehouse (a DuckDB path).
+
+Defaults come from the environment so ``dagster dev -m pipeline.definitions`` works on the
+demo data without a config file: ``UTH_SOURCE`` (default ``sqlite:///demo-data/events.db``),
+``UTH_WAREHOUSE`` (default ``demo-data/warehouse.duckdb``), ``UTH_GAMING_DAY_START``
+(default ``06:00``) and ``UTH_ARCHIVE`` (default: ``<warehouse stem>_archive`` beside it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from events.logs import EventLog, open_log
+from pipeline.warehouse import parse_day_start
+
+DEFAULT_SOURCE = "sqlite:///demo-data/events.db"
+DEFAULT_WAREHOUSE = "demo-data/warehouse.duckdb"
+
+
+class EventSource(dg.ConfigurableResource):  # type: ignore[type-arg]
+    """Where events come from: any URL ``events.logs.open_log`` understands."""
+
+    url: str
+    batch_size: int = 100_000  # records per transaction
+
+    def open(self) -> EventLog:
+        return open_log(self.url, create=False)
+
+
+class Warehouse(dg.ConfigurableResource):  # type: ignore[type-arg]
+    """The DuckDB file, where its Parquet archive goes, and when a gaming day starts."""
+
+    path: str
+    gaming_day_start: str = "06:00"
+    archive_dir: str = ""  # default: <stem>_archive beside the warehouse file
+    hands_per_chunk: int = 20_000  # hands audited per transaction
+
+    @property
+    def day_start_minutes(self) -> int:
+        return parse_day_start(self.gaming_day_start)
+
+    @property
+    def archive_path(self) -> Path:
+        if self.archive_dir:
+            return Path(self.archive_dir)
+        p = Path(self.path)
+        return p.with_name(f"{p.stem}_archive")
+
+
+def default_source() -> EventSource:
+    return EventSource(url=os.environ.get("UTH_SOURCE", DEFAULT_SOURCE))
+
+
+def default_warehouse() -> Warehouse:
+    return Warehouse(
+        path=os.environ.get("UTH_WAREHOUSE", DEFAULT_WAREHOUSE),
+        gaming_day_start=os.environ.get("UTH_GAMING_DAY_START", "06:00"),
+        archive_dir=os.environ.get("UTH_ARCHIVE", ""),
+    )

@@ -1,0 +1,100 @@
+"""The ingest steps without Dagster: read the log into ``events``; archive as Parquet.
+
+Both hold the write connection only for each batch's transaction; reading and decoding
+the log happens with the warehouse released, so readers get in between batches.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+from events.logs import EventLog, advance_all, open_log
+from pipeline.ingest.transforms import BatchStats, decode_records, stored_cursor, write_batch
+from pipeline.warehouse import check_meta, reading, writing
+
+log = logging.getLogger("uth.load")
+
+ARCHIVE_PARTITIONING = ds.partitioning(
+    pa.schema([("gaming_day", pa.date32()), ("table_id", pa.string())]), flavor="hive")
+ARCHIVE_CHUNK = 500  # partitions rewritten per pass
+
+
+def day_start_text(minutes: int) -> str:
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: int = 100_000,
+                day_start_minutes: int = 360) -> BatchStats:
+    """Append the log's records after the stored position to ``events`` (see transforms)."""
+    event_log = open_log(source, create=False) if isinstance(source, str) else source
+    stats = BatchStats()
+    try:
+        name = event_log.describe()
+        with writing(warehouse) as con:
+            check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
+            cursor = stored_cursor(con, name)
+        started = time.perf_counter()
+        for records in event_log.read(dict(cursor) or None, max_batch=batch_size):
+            if not records:
+                continue
+            decoded = decode_records(records, event_log.where)
+            advance_all(cursor, records)
+            with writing(warehouse) as con:
+                batch = write_batch(con, decoded, name, cursor, day_start_minutes)
+            stats.add(batch)
+            log.info("events: committed %d records (%d new, %d duplicates, %d rejected), "
+                     "%d so far, %.0f records/s", batch.records, batch.new_events,
+                     batch.duplicates, batch.rejected, stats.records,
+                     stats.records / max(time.perf_counter() - started, 1e-9))
+    finally:
+        if isinstance(source, str):
+            event_log.close()
+    return stats
+
+
+def _write_partitions(table: pa.Table, root: Path) -> None:
+    ds.write_dataset(table, root, format="parquet", partitioning=ARCHIVE_PARTITIONING,
+                     existing_data_behavior="delete_matching",
+                     basename_template="events-{i}.parquet",
+                     max_rows_per_group=1 << 20)
+
+
+def archive_pending(warehouse: str | Path, root: str | Path) -> int:
+    """Rewrite the Parquet partitions (gaming day, table) that got new events; returns how
+    many. A partition is rewritten whole from the warehouse, so doing it twice is harmless,
+    and it leaves the queue only after its files are written."""
+    root = Path(root)
+    done = 0
+    while True:
+        with reading(warehouse) as con:
+            keys = con.sql(f"""SELECT DISTINCT table_id, gaming_day FROM pending.archive
+                ORDER BY gaming_day, table_id LIMIT {ARCHIVE_CHUNK}""").to_arrow_table()
+            if keys.num_rows == 0:
+                return done
+            con.register("archive_keys", keys)
+            rows = con.sql("""SELECT e.* FROM events e SEMI JOIN archive_keys k
+                    ON e.table_id = k.table_id AND e.gaming_day = k.gaming_day
+                ORDER BY e.gaming_day, e.table_id, e.seq, length(e.position), e.position
+                """).to_arrow_table()
+            con.unregister("archive_keys")
+        _write_partitions(rows, root)
+        with writing(warehouse) as con:
+            con.register("archive_keys", keys)
+            con.execute("""DELETE FROM pending.archive p USING archive_keys k
+                WHERE p.table_id = k.table_id AND p.gaming_day = k.gaming_day""")
+            con.unregister("archive_keys")
+        done += keys.num_rows
+        log.info("archive: wrote %d partitions (%d events) under %s", keys.num_rows,
+                 rows.num_rows, root)
+
+
+def read_archive(root: str | Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """The archived events (partition columns restored), e.g. to rebuild a warehouse."""
+    dataset = ds.dataset(Path(root), format="parquet", partitioning=ARCHIVE_PARTITIONING)
+    return dataset.to_table(columns=list(columns) if columns else None)

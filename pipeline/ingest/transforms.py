@@ -1,0 +1,182 @@
+"""Log records -> ``events`` rows, ``dead_letters`` rows and the stored log position.
+
+Plain functions (no Dagster): the ``events`` asset calls them once per batch read from the
+log, and the benchmark calls them directly.
+
+Each record is validated by the contract decoder (``events.codec``); a valid event is
+stored as its canonical JSON (re-encoded, so an upcast old event or one with unknown extra
+fields is stored as the contract reads it) and DuckDB extracts the envelope columns from
+that JSON in bulk. :func:`write_batch` then does, in one transaction: insert the events not
+already stored (de-duplicated on ``event_id`` within the batch and against the table),
+queue the work they make for the later assets (``pending.*``), keep the rejections, and
+store the log position reached. A load killed before the commit stores none of it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import msgspec
+import pyarrow as pa
+
+from events.codec import Rejection, decode_line
+from events.logs.base import Cursor, Record
+from events.schemas import EVENT_TYPES, decode_event, encode_event
+from pipeline.warehouse import gaming_day_sql
+
+ENVELOPE = json.dumps({
+    "event_id": "VARCHAR", "type": "VARCHAR", "schema_version": "INTEGER",
+    "table_id": "VARCHAR", "hand_id": "VARCHAR", "seq": "BIGINT", "occurred_at": "VARCHAR",
+    "payload": "JSON",
+})
+BATCH_SCHEMA = pa.schema([("ord", pa.int64()), ("event_id", pa.string()),
+                          ("json", pa.string()), ("position", pa.string())])
+
+
+@dataclass
+class DecodedBatch:
+    """One batch of records: valid events (canonical JSON, in log order) and rejections."""
+
+    events: pa.Table
+    rejections: list[Rejection] = field(default_factory=list)
+    records: int = 0
+
+
+@dataclass
+class BatchStats:
+    records: int = 0
+    new_events: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+
+    def add(self, other: BatchStats) -> None:
+        self.records += other.records
+        self.new_events += other.new_events
+        self.duplicates += other.duplicates
+        self.rejected += other.rejected
+
+
+def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) -> DecodedBatch:
+    """Validate ``records``; ``where(record)`` names its place (``row 7``) for messages."""
+    ids: list[str] = []
+    jsons: list[bytes] = []
+    positions: list[str] = []
+    rejections: list[Rejection] = []
+    encode = encode_event
+    for record in records:
+        try:
+            ev = decode_event(record.value)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            result = decode_line(record.value, str(where(record)))
+            if isinstance(result, Rejection):
+                rejections.append(result)
+                continue
+            ev = result
+        ids.append(ev.event_id)
+        jsons.append(encode(ev))
+        positions.append(str(where(record)))
+    table = pa.table([pa.array(range(len(ids)), pa.int64()), pa.array(ids, pa.string()),
+                      pa.array(jsons, pa.binary()).cast(pa.string()),
+                      pa.array(positions, pa.string())], schema=BATCH_SCHEMA)
+    return DecodedBatch(table, rejections, len(records))
+
+
+def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
+    """:func:`decode_records` for bare lines numbered from 1 (tests, benchmarks)."""
+    records = [Record(0, i, "", line) for i, line in enumerate(lines, 1)]
+    return decode_records(records, lambda r: f"line {r.offset}")
+
+
+def cursor_text(cursor: Cursor) -> str:
+    """A log cursor as stored in ``load_positions.position``: ``{"0": 42}``."""
+    return json.dumps({str(p): o for p, o in sorted(cursor.items())})
+
+
+def parse_cursor(text: str | None) -> Cursor:
+    if not text:
+        return {}
+    return {int(p): int(o) for p, o in json.loads(text).items()}
+
+
+def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
+    rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
+                       [source]).fetchall()
+    row = rows[0] if rows else None
+    return parse_cursor(row[0] if row else None)
+
+
+def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:
+    raws = []
+    for r in rejections:
+        try:
+            raws.append(r.raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raws.append(r.raw.decode("utf-8", errors="backslashreplace"))
+    return pa.table({
+        "position": pa.array([str(r.position) for r in rejections], pa.string()),
+        "reason": pa.array([f"{r.code}: {r.reason}" for r in rejections], pa.string()),
+        "raw": pa.array(raws, pa.string()),
+    })
+
+
+def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str,
+                cursor: Cursor, day_start_minutes: int) -> BatchStats:
+    """Store one decoded batch and the cursor after it, inside the caller's transaction."""
+    rows = batch.events
+    con.register("ingest_batch", rows)
+    try:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE new_events AS
+            WITH b AS (
+                SELECT ord, event_id, position,
+                       json_transform(json, '{ENVELOPE}') AS j
+                FROM ingest_batch
+            ), firsts AS (
+                SELECT * FROM b QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY ord) = 1
+            ), fresh AS (
+                SELECT * FROM firsts f
+                WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_id = f.event_id)
+            )
+            SELECT event_id, j.type AS type, j.schema_version AS schema_version,
+                   j.table_id AS table_id, j.hand_id AS hand_id, j.seq AS seq,
+                   CAST(j.occurred_at AS TIMESTAMP) AS occurred_at,
+                   {gaming_day_sql('CAST(j.occurred_at AS TIMESTAMP)', day_start_minutes)}
+                       AS gaming_day,
+                   j.payload AS payload, ? AS source, position
+            FROM fresh ORDER BY ord""", [source])
+    finally:
+        con.unregister("ingest_batch")
+    new = con.execute("SELECT count(*) FROM new_events").fetchall()[0][0]
+    if new:
+        con.execute("INSERT INTO events SELECT * FROM new_events")
+        con.execute("INSERT INTO pending.hands SELECT DISTINCT hand_id FROM new_events "
+                    "WHERE hand_id IS NOT NULL")
+        con.execute("INSERT INTO pending.sequence SELECT DISTINCT table_id FROM new_events")
+        con.execute("INSERT INTO pending.archive SELECT DISTINCT table_id, gaming_day "
+                    "FROM new_events")
+        con.execute("INSERT INTO pending.hold SELECT DISTINCT table_id, gaming_day "
+                    "FROM new_events WHERE type IN ('ChipsPurchased', 'TableOpened')")
+    if batch.rejections:
+        rej = _rejections_table(batch.rejections)
+        con.register("ingest_rejections", rej)
+        try:
+            con.execute("INSERT INTO dead_letters SELECT ?, position, reason, raw, now() "
+                        "FROM ingest_rejections", [source])
+        finally:
+            con.unregister("ingest_rejections")
+    con.execute("""
+        INSERT INTO load_positions VALUES (?, ?, ?, now())
+        ON CONFLICT (source) DO UPDATE SET position = excluded.position,
+            events_loaded = load_positions.events_loaded + excluded.events_loaded,
+            updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
+    con.execute("DROP TABLE IF EXISTS new_events")
+    valid = rows.num_rows
+    return BatchStats(batch.records, new, valid - new, len(batch.rejections))
+
+
+def event_types() -> list[str]:
+    return sorted(EVENT_TYPES)

@@ -1,0 +1,231 @@
+"""The DuckDB warehouse: its tables, and connections that share the file politely.
+
+DuckDB lets one process write a database file, and no other process may open it (even to
+read) while that process holds it. So:
+
+- A load holds the write connection only while it writes (:func:`writing`: open, one
+  transaction, close), never while it reads the log, decodes or audits.
+- Readers (the dashboards, ``uth`` queries, the sensor) open the file read-only with
+  :func:`reading`, and when a load holds it they retry for a short while (``timeout``, 10 s
+  by default, doubling waits from 20 ms) before giving up with :class:`WarehouseBusy`.
+- Two loads never run at once: :func:`load_lock` is an exclusive ``flock`` on
+  ``<warehouse>.lock`` held for the whole load.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "w.duckdb"
+>>> with writing(path) as con:
+...     _ = con.execute("INSERT INTO load_positions VALUES ('s', '{}', 0, now())")
+>>> query(path, "SELECT source FROM load_positions")
+[('s',)]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+DEFAULT_TIMEOUT = 10.0
+Connection = duckdb.DuckDBPyConnection
+
+# The interface the dashboards read (money BIGINT cents, *_pct DOUBLE fractions). Keys are
+# kept unique by the loader (delete-then-insert per hand, anti-join on event_id) and checked
+# by asset checks; DuckDB's ART indexes are not declared on the big tables because they make
+# bulk inserts four to five times slower.
+TABLES: dict[str, str] = {
+    "events": """
+        event_id VARCHAR NOT NULL, type VARCHAR, schema_version INTEGER, table_id VARCHAR,
+        hand_id VARCHAR, seq BIGINT, occurred_at TIMESTAMP, gaming_day DATE, payload JSON,
+        source VARCHAR, position VARCHAR""",
+    "hands": """
+        hand_id VARCHAR NOT NULL, table_id VARCHAR, ruleset VARCHAR, currency VARCHAR,
+        dealer_id VARCHAR, seats VARCHAR, seat_count INTEGER, started_at TIMESTAMP,
+        ended_at TIMESTAMP, gaming_day DATE, status VARCHAR, dealing_order VARCHAR,
+        shoe_id VARCHAR""",
+    "wagers": """
+        hand_id VARCHAR NOT NULL, table_id VARCHAR, gaming_day DATE, dealer_id VARCHAR,
+        ruleset VARCHAR, seat INTEGER, spot VARCHAR, amount BIGINT, recorded_outcome VARCHAR,
+        recorded_result BIGINT, correct_outcome VARCHAR, correct_result BIGINT,
+        player_category INTEGER""",
+    "audit_findings": """
+        finding_id VARCHAR NOT NULL, kind VARCHAR, hand_id VARCHAR, table_id VARCHAR,
+        dealer_id VARCHAR, seat INTEGER, spot VARCHAR, expected BIGINT, recorded BIGINT,
+        detail VARCHAR, occurred_at TIMESTAMP, gaming_day DATE, event_id VARCHAR,
+        position VARCHAR""",
+    "table_hold_daily": """
+        table_id VARCHAR, gaming_day DATE, ruleset VARCHAR, currency VARCHAR, hands BIGINT,
+        "drop" BIGINT, handle BIGINT, house_win BIGINT, hold_pct DOUBLE,
+        win_to_handle_pct DOUBLE, theoretical_win BIGINT, hands_per_hour DOUBLE,
+        hold_ci_low DOUBLE, hold_ci_high DOUBLE""",
+    "trips_performance": """
+        ruleset VARCHAR, table_id VARCHAR, gaming_day DATE, trips_wagers BIGINT,
+        trips_handle BIGINT, trips_win BIGINT, hold_pct DOUBLE, theoretical_hold_pct DOUBLE,
+        ci_low DOUBLE, ci_high DOUBLE""",
+    "trips_hits": """
+        ruleset VARCHAR, table_id VARCHAR, gaming_day DATE, category INTEGER,
+        category_name VARCHAR, hits BIGINT, expected_hits DOUBLE, probability DOUBLE""",
+    "dealer_performance": """
+        dealer_id VARCHAR, gaming_day DATE, hands BIGINT, hours DOUBLE,
+        hands_per_hour DOUBLE, mispays BIGINT, mispay_net BIGINT""",
+    "load_positions": """
+        source VARCHAR PRIMARY KEY, position VARCHAR, events_loaded BIGINT,
+        updated_at TIMESTAMP""",
+    "dead_letters": """
+        source VARCHAR, position VARCHAR, reason VARCHAR, raw VARCHAR, loaded_at TIMESTAMP""",
+}
+
+# Work queues between the assets (schema ``pending``): a row says "recompute this key".
+# Each is filled in the same transaction as the rows that made the work, and emptied in
+# the same transaction as the rows that did it, so a load killed anywhere resumes exactly.
+PENDING: dict[str, str] = {
+    "hands": "hand_id VARCHAR",
+    "sequence": "table_id VARCHAR",
+    "archive": "table_id VARCHAR, gaming_day DATE",
+    "hold": "table_id VARCHAR, gaming_day DATE",
+    "trips": "table_id VARCHAR, gaming_day DATE",
+    "dealers": "dealer_id VARCHAR, gaming_day DATE",
+}
+
+META = "meta"  # key/value settings the warehouse was built with (gaming day start...)
+
+
+class WarehouseBusy(RuntimeError):
+    """The warehouse stayed locked by a writer for longer than the reader would wait."""
+
+
+def _ddl() -> list[str]:
+    out = [f"CREATE TABLE IF NOT EXISTS {name} ({cols})" for name, cols in TABLES.items()]
+    out.append("CREATE SCHEMA IF NOT EXISTS pending")
+    out += [f"CREATE TABLE IF NOT EXISTS pending.{n} ({c})" for n, c in PENDING.items()]
+    out.append(f"CREATE TABLE IF NOT EXISTS {META} (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    out.append("""CREATE TABLE IF NOT EXISTS ruleset_theory (ruleset VARCHAR PRIMARY KEY,
+        base_edge_per_ante DOUBLE, trips_edge DOUBLE, trips_sd DOUBLE,
+        p3 DOUBLE, p4 DOUBLE, p5 DOUBLE, p6 DOUBLE, p7 DOUBLE, p8 DOUBLE, p9 DOUBLE)""")
+    return out
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "lock" in text or "conflicting" in text or "being used by another" in text
+
+
+def _connect(path: Path, read_only: bool, timeout: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + timeout
+    wait = 0.02
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if not _is_lock_error(exc) or time.monotonic() >= deadline:
+                if _is_lock_error(exc):
+                    raise WarehouseBusy(
+                        f"{path}: a load is writing the warehouse and did not release it "
+                        f"within {timeout:g} s; try again") from exc
+                raise
+        time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
+        wait = min(wait * 2, 0.5)
+
+
+@contextlib.contextmanager
+def writing(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Connection]:
+    """A write connection inside one transaction: committed on success, rolled back on
+    error, and closed (releasing the file) either way. Creates the tables when missing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = _connect(path, read_only=False, timeout=timeout)
+    try:
+        for stmt in _ddl():
+            con.execute(stmt)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            yield con
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+@contextlib.contextmanager
+def reading(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Connection]:
+    """A read-only connection, retried for up to ``timeout`` s while a load writes."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no warehouse here (run `uth load` first)")
+    con = _connect(path, read_only=True, timeout=timeout)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def query(path: str | Path, sql: str, params: Sequence[Any] | None = None,
+          timeout: float = DEFAULT_TIMEOUT) -> list[tuple[Any, ...]]:
+    """Rows of one parameterized query on a read-only connection (retrying while busy)."""
+    with reading(path, timeout) as con:
+        return con.execute(sql, list(params or [])).fetchall()
+
+
+def query_df(path: str | Path, sql: str, params: Sequence[Any] | None = None,
+             timeout: float = DEFAULT_TIMEOUT) -> Any:
+    """Like :func:`query`, as a pandas DataFrame."""
+    with reading(path, timeout) as con:
+        return con.execute(sql, list(params or [])).df()
+
+
+def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute("SELECT table_name FROM information_schema.tables "
+                       "WHERE table_schema = 'main'").fetchall()
+    return {r[0] for r in rows}
+
+
+@contextlib.contextmanager
+def load_lock(path: str | Path, wait: bool = True) -> Iterator[None]:
+    """Exclusive lock for one load at a time on this warehouse (``<path>.lock``)."""
+    lock_path = Path(f"{path}.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
+        try:
+            fcntl.flock(fd, flags)
+        except BlockingIOError as exc:
+            raise WarehouseBusy(f"{path}: another load is running") from exc
+        yield
+    finally:
+        os.close(fd)
+
+
+def parse_day_start(text: str) -> int:
+    """``"06:00"`` -> minutes after midnight at which a gaming day starts."""
+    try:
+        hours, minutes = (int(p) for p in text.strip().split(":"))
+    except ValueError as exc:
+        raise ValueError(f"gaming day start {text!r} is not HH:MM") from exc
+    if not (0 <= hours < 24 and 0 <= minutes < 60):
+        raise ValueError(f"gaming day start {text!r} is not a time of day")
+    return hours * 60 + minutes
+
+
+def gaming_day_sql(column: str, day_start_minutes: int) -> str:
+    """SQL for the gaming day of a TIMESTAMP column."""
+    return f"CAST({column} - INTERVAL {int(day_start_minutes)} MINUTE AS DATE)"
+
+
+def check_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+    """Record ``key = value`` the first time; refuse a warehouse built with another value."""
+    rows = con.execute(f"SELECT value FROM {META} WHERE key = ?", [key]).fetchall()
+    row = rows[0] if rows else None
+    if row is None:
+        con.execute(f"INSERT INTO {META} VALUES (?, ?)", [key, value])
+    elif row[0] != value:
+        raise ValueError(
+            f"this warehouse was built with {key} = {row[0]}, not {value}: keep {row[0]}, or "
+            "rebuild it (delete the file and load again from the log or the Parquet archive)")
