@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from events.cards import CARD_PATTERN
+from events.cards import CARD_PATTERN, DECK
 from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
 from events.upcasting import UPCASTERS, UpcasterRegistry, UpcastError
 
@@ -183,6 +183,7 @@ def _slow_path(
 
 _AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+_CARDS = frozenset(DECK)
 _TIME_PATTERN_HINT = "2026-11-29T21:03:11.123Z"
 _KINDS = {
     "int": "a whole number", "float": "a decimal number", "str": "a string",
@@ -330,6 +331,9 @@ def _explain_validation(message: str, generic: dict[str, Any], label: str) -> tu
     if enum:
         info = _type_at(label, parts)
         allowed = getattr(info, "values", None)
+        if allowed is not None and set(allowed) == _CARDS:
+            return "invalid-field", (f"{where}: {enum.group(1)[:80]} is not a card "
+                                     "(rank 23456789TJQKA, suit cdhs)")
         choices = f": one of {', '.join(map(str, allowed))}" if allowed else ""
         return "invalid-field", f"{where}: {enum.group(1)[:80]} is not allowed{choices}"
     expected = re.match(r"Expected `([^`]+)`(?:, got `([^`]+)`)?$", msg)
@@ -345,4 +349,7 @@ def _explain_validation(message: str, generic: dict[str, Any], label: str) -> tu
         return "invalid-field", msg
     if parts == ["payload"]:
         where = label
+    field_value = re.match(r"([a-z_]+) (['\d-].*)$", msg, re.S)
+    if field_value:  # "occurred_at 'x' is ...", "min_bet 500 is ...": name the field
+        return "invalid-field", f"{where}.{field_value.group(1)}: {field_value.group(2)}"
     return "invalid-field", f"{where}: {msg}"
