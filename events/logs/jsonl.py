@@ -13,6 +13,7 @@ de-duplicates within a run and resumes from its stored position instead).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -77,14 +78,26 @@ class JsonlLog(EventLog):
         if not records:
             return AppendResult(0, 0, self.end())
         start = self._count_lines()
+        data = b"\n".join(v for _, v in records) + b"\n"
+        size = -1
         try:
             if self._out is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._out = open(self.path, "ab")  # noqa: SIM115 - kept open across appends
-            self._out.write(b"\n".join(v for _, v in records) + b"\n")
-            self._out.flush()
-            os.fsync(self._out.fileno())
+                # unbuffered: a failed write leaves nothing queued to be flushed later
+                self._out = open(self.path, "ab+", buffering=0)  # noqa: SIM115 - kept open
+            fd = self._out.fileno()
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # a torn last line (a crash mid-write) stays its own line
+            view = memoryview(data)
+            while view:
+                view = view[self._out.write(view) or 0:]
+            os.fsync(fd)
         except OSError as exc:
+            if size >= 0 and self._out is not None:
+                # roll back: no half-written line stays behind (a full disk, EFBIG)
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._out.fileno(), size)
             self._lines = None  # unknown now: count again next time
             raise LogWriteError(f"{self.path}: append failed: {exc}") from exc
         self._lines = start + len(records)

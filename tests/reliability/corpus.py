@@ -288,7 +288,7 @@ AUDIT_CLASSES: tuple[tuple[str, HandPlan, tuple[str, ...]], ...] = (
     ("trips-over-limit", replace(_H2, seats=(replace(_S3, trips=20000),)),
      ("bet_out_of_limits",)),
     ("ante-not-blind", replace(_H2, seats=(replace(_S3, blind=2000),)),
-     ("illegal_action", "bet_out_of_limits", "ante_blind_mismatch")),
+     ("illegal_action",)),
     ("raise-after-raise",  # raises 2x on the flop, then 1x again on the river
      replace(_H2, seats=(replace(_S3, extra=(("river", "raise", 1),)),)), ("illegal_action",)),
     ("fold-on-the-flop", replace(_H2, fold_on_flop=(3,)), ("illegal_action",)),
