@@ -257,8 +257,8 @@ def _scram_password() -> str:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--file", type=Path, default=DEFAULT_FILE, help="topics.yaml to apply")
     parser.add_argument("--bootstrap", help="host:port[,host:port...] (default: environment)")
     mode = parser.add_mutually_exclusive_group()
@@ -272,7 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         choices=["SCRAM-SHA-256", "SCRAM-SHA-512"])
     parser.add_argument("--wait", type=float, default=120.0,
                         help="seconds to wait for the brokers (default 120)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     try:
         specs = load_spec(args.file)
