@@ -43,7 +43,12 @@ from events.logs.base import (
     StopFlag,
     never,
 )
-from events.logs.kafka_config import KafkaConfigError, bootstrap_servers, client_config
+from events.logs.kafka_config import (
+    KafkaConfigError,
+    bootstrap_servers,
+    client_config,
+    install_log_redaction,
+)
 
 if TYPE_CHECKING:
     from events.codec import Rejection
@@ -112,6 +117,7 @@ class KafkaLog(EventLog):
             self.security = client_config(env)
         except KafkaConfigError as exc:
             raise LogUnavailable(str(exc)) from exc
+        install_log_redaction()  # kafka-python would log the passwords at DEBUG level
         self.producer_config = dict(producer_config or {})
         self.consumer_config = dict(consumer_config or {})
         self._producer: Any = None

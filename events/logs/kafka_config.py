@@ -28,6 +28,7 @@ reads it from a file (Docker/Kubernetes secrets). :func:`redact` masks secrets f
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -157,3 +158,29 @@ def bootstrap_servers(hosts: str, env: Mapping[str, str] | None = None) -> list[
 def redact(config: Mapping[str, Any]) -> dict[str, Any]:
     """The config with secrets replaced by ``***`` (safe to print or log)."""
     return {k: ("***" if k in SECRETS and v else v) for k, v in config.items()}
+
+
+class RedactingFilter(logging.Filter):
+    """Masks secrets in a log record's mapping arguments: kafka-python's admin client logs
+    its whole configuration (SASL and key passwords included) at DEBUG level."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, Mapping):
+            record.args = redact(args)
+        elif isinstance(args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, Mapping) else a for a in args)
+        return True
+
+
+_REDACTING = RedactingFilter()
+#: kafka-python loggers that print client configurations.
+CONFIG_LOGGERS = ("kafka.admin.client",)
+
+
+def install_log_redaction() -> None:
+    """Attach :class:`RedactingFilter` to the kafka-python loggers that print configs."""
+    for name in CONFIG_LOGGERS:
+        logger = logging.getLogger(name)
+        if _REDACTING not in logger.filters:
+            logger.addFilter(_REDACTING)
