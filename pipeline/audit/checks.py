@@ -1,0 +1,78 @@
+"""Asset checks on the audit: recorded payouts balance; every mispaid wager reported."""
+
+
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from pipeline.ingest.resources import Warehouse
+from pipeline.warehouse import reading
+
+BALANCE_SQL = """
+WITH losers AS (
+    SELECT event_id FROM audit_findings
+    WHERE kind = 'sequence_conflict' AND event_id IS NOT NULL
+), moved AS (
+    SELECT hand_id, sum(CAST(CASE type WHEN 'PayoutRecorded' THEN payload->>'amount'
+                                       ELSE payload->>'adjustment' END AS BIGINT)) AS amount
+    FROM events
+    WHERE type IN ('PayoutRecorded', 'DisputeResolved') AND hand_id IN (SELECT hand_id FROM hands)
+      AND event_id NOT IN (SELECT event_id FROM losers)
+    GROUP BY hand_id
+), booked AS (
+    SELECT hand_id, sum(coalesce(recorded_result, 0)) AS amount FROM wagers GROUP BY hand_id
+)
+SELECT hand_id, coalesce(m.amount, 0) AS in_events, coalesce(b.amount, 0) AS in_wagers
+FROM moved m FULL JOIN booked b USING (hand_id)
+WHERE coalesce(m.amount, 0) <> coalesce(b.amount, 0)
+ORDER BY hand_id
+"""
+
+
+def payouts_balance(path: str | Path) -> tuple[bool, dict[str, Any]]:
+    """Per hand, the payouts and adjustments recorded in the events equal the wagers'
+    recorded results; and the hold rollup's house win equals minus their sum."""
+    with reading(path) as con:
+        off = con.execute(BALANCE_SQL).fetchall()
+        recorded, win = con.execute("""SELECT
+            (SELECT coalesce(sum(recorded_result), 0) FROM wagers WHERE gaming_day IS NOT NULL),
+            (SELECT coalesce(sum(house_win), 0) FROM table_hold_daily)""").fetchall()[0]
+    meta: dict[str, Any] = {"hands_off_balance": len(off), "sum_recorded_results": recorded,
+                            "sum_house_win": win}
+    if off:
+        meta["first_hands_off"] = "\n".join(f"{h}: events {a}, wagers {b}" for h, a, b in off[:10])
+    return not off and win == -recorded, meta
+
+
+def findings_reported(path: str | Path) -> tuple[bool, dict[str, Any]]:
+    """Every touched hand was audited, and every wager whose recorded result differs from
+    the correct one has a finding on its hand and seat."""
+    with reading(path) as con:
+        pending = con.execute("SELECT (SELECT count(*) FROM pending.hands) + "
+                              "(SELECT count(*) FROM pending.sequence)").fetchall()[0][0]
+        unreported = con.execute("""SELECT count(*) FROM wagers w
+            WHERE w.correct_result IS NOT NULL
+              AND coalesce(w.recorded_result, 0) <> w.correct_result
+              AND NOT EXISTS (SELECT 1 FROM audit_findings f WHERE f.hand_id = w.hand_id
+                              AND (f.seat = w.seat OR f.seat IS NULL))""").fetchall()[0][0]
+        kinds = con.execute("SELECT kind, count(*) FROM audit_findings GROUP BY kind "
+                            "ORDER BY kind").fetchall()
+    meta: dict[str, Any] = {"hands_waiting": pending, "mispaid_wagers_unreported": unreported,
+                            "findings": sum(n for _, n in kinds)}
+    meta.update({f"kind_{k}": n for k, n in kinds})
+    return pending == 0 and unreported == 0, meta
+
+
+@dg.asset_check(asset="wagers", additional_deps=["table_hold_daily"],
+                description="Recorded payouts balance: events = wagers = minus house win.")
+def recorded_payouts_balance(warehouse: Warehouse) -> dg.AssetCheckResult:
+    passed, meta = payouts_balance(warehouse.path)
+    return dg.AssetCheckResult(passed=passed, metadata=meta)
+
+
+@dg.asset_check(asset="audit_findings",
+                description="Every touched hand audited; every wrong payout has a finding.")
+def findings_are_reported(warehouse: Warehouse) -> dg.AssetCheckResult:
+    passed, meta = findings_reported(warehouse.path)
+    return dg.AssetCheckResult(passed=passed, metadata=meta)

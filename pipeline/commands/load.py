@@ -1,0 +1,123 @@
+"""``uth load --source URL --warehouse PATH``: the Dagster graph materialized in-process.
+
+Loads the log's new records into the DuckDB warehouse, audits the hands they touch,
+updates the rollups and the Parquet archive, runs the asset checks, and prints what it did.
+Run again with nothing new in the log, it changes nothing.
+"""
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
+          "trips_performance", "trips_hits", "dealer_performance", "dead_letters")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("load", help="load events from a log into the DuckDB warehouse "
+                                    "(the Dagster asset graph, in-process)")
+    p.add_argument("--source", required=True,
+                   help="event log URL: sqlite:///log.db, kafka://host:port[/topic], x.jsonl")
+    p.add_argument("--warehouse", required=True, help="DuckDB file (created when missing)")
+    p.add_argument("--gaming-day-start", default="06:00", metavar="HH:MM",
+                   help="when a gaming day starts (default 06:00)")
+    p.add_argument("--archive", default="",
+                   help="Parquet archive directory (default: <warehouse stem>_archive)")
+    p.add_argument("--batch-size", type=int, default=100_000,
+                   help="log records per transaction (default 100000)")
+    p.add_argument("--hands-per-chunk", type=int, default=20_000,
+                   help="hands audited per transaction (default 20000)")
+    p.add_argument("--rebuild-rollups", action="store_true",
+                   help="rebuild every rollup key, not only those touched")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--dagster-logs", action="store_true", help="show Dagster's own log")
+    p.set_defaults(func=run)
+
+
+def _progress(quiet: bool) -> None:
+    logger = logging.getLogger("uth.load")
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    logger.handlers.clear()
+    if not quiet:
+        handler = logging.StreamHandler(sys.stdout)
+        handler.setFormatter(logging.Formatter("  %(message)s"))
+        logger.addHandler(handler)
+
+
+def run(args: argparse.Namespace) -> int:
+    import dagster as dg
+
+    from pipeline.analytics.assets import full_rebuild_config
+    from pipeline.definitions import ASSETS, CHECKS
+    from pipeline.ingest.resources import EventSource, Warehouse
+    from pipeline.warehouse import parse_day_start
+
+    try:
+        parse_day_start(args.gaming_day_start)
+    except ValueError as exc:
+        print(f"uth load: {exc}", file=sys.stderr)
+        return 2
+    _progress(args.quiet)
+    resources = {
+        "source": EventSource(url=args.source, batch_size=args.batch_size),
+        "warehouse": Warehouse(path=args.warehouse, gaming_day_start=args.gaming_day_start,
+                               archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk),
+    }
+    run_config: dict[str, Any] = full_rebuild_config() if args.rebuild_rollups else {}
+    if not args.dagster_logs:
+        run_config["loggers"] = {"console": {"config": {"log_level": "ERROR"}}}
+        logging.getLogger("dagster").setLevel(logging.ERROR)
+    print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize([*ASSETS, *CHECKS], resources=resources, run_config=run_config,
+                                instance=instance, raise_on_error=False)
+    return report(result, args.warehouse)
+
+
+def _metadata(result: Any) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for event in result.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        out[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
+    return out
+
+
+def report(result: Any, warehouse: str) -> int:
+    from pipeline.warehouse import query
+
+    if not result.success:
+        for event in result.all_events:
+            if event.is_step_failure:
+                err = event.event_specific_data.error
+                print(f"uth load: step {event.step_key} failed: "
+                      f"{err.message.strip() if err else 'unknown error'}", file=sys.stderr)
+        return 1
+    meta = _metadata(result)
+    ev, hands = meta.get("events", {}), meta.get("hands", {})
+    findings = meta.get("audit_findings", {})
+    print(f"loaded {ev.get('new_events', 0):,} new events from {ev.get('records_read', 0):,} "
+          f"records ({ev.get('duplicates', 0):,} duplicates ignored, "
+          f"{ev.get('rejected', 0):,} rejected to dead_letters)")
+    print(f"audited {hands.get('hands_audited', 0):,} hands "
+          f"({findings.get('hand_findings', 0):,} findings, "
+          f"{findings.get('sequence_findings', 0):,} sequence findings in "
+          f"{findings.get('tables_sequence_checked', 0):,} tables)")
+    rollups = {k: meta.get(k, {}).get("keys_rebuilt", 0)
+               for k in ("table_hold_daily", "trips_performance", "dealer_performance")}
+    print("rollups updated: " + ", ".join(f"{k} {v:,} keys" for k, v in rollups.items()))
+    print(f"archive: {meta.get('events_archive', {}).get('partitions_written', 0):,} "
+          f"partitions written under {meta.get('events_archive', {}).get('path', '?')}")
+    failed_error = False
+    for check in result.get_asset_check_evaluations():
+        sev = check.severity.value if check.severity else "ERROR"
+        state = "ok" if check.passed else ("WARN" if sev == "WARN" else "FAILED")
+        failed_error |= not check.passed and sev != "WARN"
+        detail = ", ".join(f"{k}={v.value}" for k, v in check.metadata.items()
+                           if not isinstance(v.value, str) or "\n" not in v.value)
+        print(f"check {check.check_name}: {state} ({detail})")
+    counts = query(warehouse, " UNION ALL ".join(
+        f"SELECT '{t}', count(*) FROM {t}" for t in TABLES))
+    print("warehouse: " + ", ".join(f"{t} {n:,}" for t, n in counts))
+    return 1 if failed_error else 0

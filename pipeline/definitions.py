@@ -1,0 +1,44 @@
+"""The Dagster code location: ``dagster dev -m pipeline.definitions``.
+
+Assets by concept (ingest, audit, analytics), each calling plain step functions; resources
+``source`` (the event log URL: ``UTH_SOURCE``) and ``warehouse`` (the DuckDB path:
+``UTH_WAREHOUSE``; ``UTH_GAMING_DAY_START``, ``UTH_ARCHIVE``); the job ``load_warehouse``
+(the whole graph, started by ``new_events_sensor`` when the log grows, or by ``uth load``)
+and ``rebuild_rollups`` (the rollups, rebuilt whole by the ``daily_rollups`` schedule).
+"""
+
+from __future__ import annotations
+
+import os
+
+import dagster as dg
+
+from pipeline.analytics.assets import dealer_performance, table_hold_daily, trips_rollup
+from pipeline.analytics.checks import hold_within_control_limits
+from pipeline.audit.assets import audit_hands
+from pipeline.audit.checks import findings_are_reported, recorded_payouts_balance
+from pipeline.ingest.assets import events_archive, ingest_events
+from pipeline.ingest.checks import no_duplicate_events, no_sequence_gaps
+from pipeline.ingest.resources import default_source, default_warehouse
+from pipeline.ingest.sensors import LOAD_JOB, ROLLUP_JOB, make_schedule, make_sensor
+
+ASSETS = [ingest_events, events_archive, audit_hands, table_hold_daily, trips_rollup,
+          dealer_performance]
+CHECKS = [no_duplicate_events, no_sequence_gaps, recorded_payouts_balance,
+          findings_are_reported, hold_within_control_limits]
+ROLLUP_ASSETS = ["table_hold_daily", "trips_performance", "trips_hits", "dealer_performance"]
+
+load_job = dg.define_asset_job(LOAD_JOB, selection=dg.AssetSelection.all(),
+                               description="Load new events and update everything after them.")
+rollups_job = dg.define_asset_job(ROLLUP_JOB, selection=dg.AssetSelection.assets(*ROLLUP_ASSETS),
+                                  description="Rebuild the rollups from hands and wagers.")
+
+defs = dg.Definitions(
+    assets=ASSETS,
+    asset_checks=CHECKS,
+    jobs=[load_job, rollups_job],
+    sensors=[make_sensor(load_job)],
+    schedules=[make_schedule(rollups_job, os.environ.get("UTH_GAMING_DAY_START", "06:00"))],
+    resources={"source": default_source(), "warehouse": default_warehouse()},
+    executor=dg.in_process_executor,
+)

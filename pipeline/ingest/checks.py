@@ -1,0 +1,45 @@
+"""Asset checks on ``events``: no duplicate events; no sequence gaps (a warning)."""
+
+
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from pipeline.ingest.resources import Warehouse
+from pipeline.warehouse import reading
+
+
+def duplicate_events(path: str | Path) -> tuple[bool, dict[str, Any]]:
+    with reading(path) as con:
+        total, distinct = con.execute(
+            "SELECT count(*), count(DISTINCT event_id) FROM events").fetchall()[0]
+    return total == distinct, {"events": total, "duplicates": total - distinct}
+
+
+def sequence_gaps(path: str | Path) -> tuple[bool, dict[str, Any]]:
+    """Gaps as the audit step found them (from all events of each table)."""
+    with reading(path) as con:
+        gaps, tables = con.execute(
+            "SELECT count(*), count(DISTINCT table_id) FROM audit_findings "
+            "WHERE kind = 'sequence_gap'").fetchall()[0]
+        sample = con.execute("SELECT detail FROM audit_findings WHERE kind = 'sequence_gap' "
+                             "ORDER BY table_id, occurred_at LIMIT 10").fetchall()
+    meta: dict[str, Any] = {"gaps": gaps, "tables_with_gaps": tables}
+    if sample:
+        meta["first_gaps"] = "\n".join(r[0] for r in sample)
+    return gaps == 0, meta
+
+
+@dg.asset_check(asset="events", description="Every event_id appears once in events.")
+def no_duplicate_events(warehouse: Warehouse) -> dg.AssetCheckResult:
+    passed, meta = duplicate_events(warehouse.path)
+    return dg.AssetCheckResult(passed=passed, metadata=meta)
+
+
+@dg.asset_check(asset="events", additional_deps=["audit_findings"],
+                description="No table is missing seq numbers (lost events); a warning.")
+def no_sequence_gaps(warehouse: Warehouse) -> dg.AssetCheckResult:
+    passed, meta = sequence_gaps(warehouse.path)
+    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN,
+                               metadata=meta)
