@@ -7,9 +7,12 @@ more examples, random, no deadline). The fuzz tests take theirs from
 
 The ledger: each fault or bad-input test records what it sent and what came out through the
 ``ledger`` fixture; at the end of the run ``pytest_terminal_summary`` prints one line per
-fault and per bad-input class with the counts sent, processed, rejected, flagged and lost.
-``lost`` is ``sent - processed - rejected`` (an input neither processed nor rejected with a
-reason) and must be 0; the tests assert it themselves, the summary shows it.
+fault and per bad-input class with the counts sent, processed, rejected, ignored, flagged
+and lost. ``processed``: distinct valid events that came through; ``rejected``: inputs
+refused with a reason (dead-lettered, or a conflicting copy); ``ignored``: redelivered
+copies counted once; ``flagged``: findings or reports about them. ``lost`` is
+``sent - processed - rejected - ignored`` (an input that vanished) and must be 0; the tests
+assert it themselves, the summary shows it.
 """
 
 from __future__ import annotations
@@ -45,12 +48,13 @@ class Tally:
     sent: int = 0
     processed: int = 0
     rejected: int = 0
+    ignored: int = 0
     flagged: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
     def lost(self) -> int:
-        return self.sent - self.processed - self.rejected
+        return self.sent - self.processed - self.rejected - self.ignored
 
 
 @dataclass
@@ -59,15 +63,21 @@ class Ledger:
 
     def record(
         self, kind: str, name: str, *, sent: int, processed: int, rejected: int = 0,
-        flagged: int = 0, note: str = "",
+        ignored: int = 0, flagged: int = 0, note: str = "",
     ) -> Tally:
-        """Add one test's counts to the ``(kind, name)`` line; returns the line's tally."""
+        """Add one test's counts to the ``(kind, name)`` line; returns the line's tally.
+
+        Fails the calling test when these counts lose an input (lost must be 0)."""
         if kind not in ("fault", "bad-input"):
             raise ValueError(f"kind is fault or bad-input, not {kind!r}")
+        lost = sent - processed - rejected - ignored
+        assert lost == 0, (f"{name}: {lost} of {sent} inputs lost (processed {processed}, "
+                           f"rejected {rejected}, ignored {ignored})")
         tally = self.tallies.setdefault((kind, name), Tally(kind, name))
         tally.sent += sent
         tally.processed += processed
         tally.rejected += rejected
+        tally.ignored += ignored
         tally.flagged += flagged
         if note:
             tally.notes.append(note)
@@ -82,7 +92,8 @@ class Ledger:
             note = f"  ({'; '.join(t.notes)})" if t.notes else ""
             out.append(
                 f"{mark} {kind:9} {t.name:{width}}  sent {t.sent:6}  processed {t.processed:6}"
-                f"  rejected {t.rejected:4}  flagged {t.flagged:4}  lost {t.lost}{note}"
+                f"  rejected {t.rejected:4}  ignored {t.ignored:4}  flagged {t.flagged:4}"
+                f"  lost {t.lost}{note}"
             )
         return out
 

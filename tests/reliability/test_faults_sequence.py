@@ -62,16 +62,16 @@ def test_fault_sequence_anomalies_through_the_auditor(ledger: Any) -> None:
     # every wager of every hand audited (the four tables hold the same hands)
     assert len(report.wagers) == 4 * len(audit(decode_many(
         [corpus.encode(e) for e in corpus.table("clean").events])).wagers)
-    for name, table, processed, rejected in (
-        ("duplicate delivery", expect["dup"], PER_TABLE, 1),
-        ("out-of-order delivery", expect["late"], PER_TABLE, 0),
-        ("sequence gap (lost event)", expect["gap"], PER_TABLE, 0),
-        ("same seq, another event", expect["conflict"], PER_TABLE, 1),
+    for name, table, rejected, ignored in (
+        ("duplicate delivery", expect["dup"], 0, 1),
+        ("out-of-order delivery", expect["late"], 0, 0),
+        ("sequence gap (lost event)", expect["gap"], 0, 0),
+        ("same seq, another event", expect["conflict"], 1, 0),
     ):
         sent = sum(1 for line in lines if json.loads(line)["table_id"] == table)
-        ledger.record("fault", f"{name} [audit]", sent=sent, processed=processed,
-                      rejected=rejected, flagged=sum(f.table_id == table
-                                                     for f in report.findings))
+        ledger.record("fault", f"{name} [audit]", sent=sent, processed=PER_TABLE,
+                      rejected=rejected, ignored=ignored,
+                      flagged=sum(f.table_id == table for f in report.findings))
 
 
 def test_fault_sequence_anomalies_through_ingest(tmp_path: Path, ledger: Any) -> None:
@@ -108,8 +108,8 @@ def test_fault_sequence_anomalies_through_ingest(tmp_path: Path, ledger: Any) ->
         report2 = audit(decode_many([r.value for b in log.read() for r in b]))
     assert [f.kind for f in report2.findings] == ["sequence_gap"]
     ledger.record("fault", "duplicate/out-of-order/gap/conflict [ingest]", sent=len(lines),
-                  processed=report["written"] + report["duplicates"],
-                  rejected=report["rejected"], flagged=len(report["gaps"]))
+                  processed=report["written"], rejected=report["rejected"],
+                  ignored=report["duplicates"], flagged=len(report["gaps"]) + report["late"])
 
 
 @pytest.mark.parametrize("fault", ["duplicate", "late", "gap", "conflict"])
