@@ -28,7 +28,14 @@ from typing import Any
 import msgspec
 
 from events.cards import CARD_PATTERN, DECK
-from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
+from events.schemas import (
+    EVENT_TYPES,
+    SCHEMA_VERSION,
+    Event,
+    decode_event,
+    time_problem,
+    times_valid,
+)
 from events.upcasting import UPCASTERS, UpcasterRegistry, UpcastError
 
 MAX_EVENT_BYTES = 64 * 1024  # one event: a few hundred bytes; anything near this is hostile
@@ -85,7 +92,7 @@ def decode_line(
         return _reject(position, "too-large", f"event is {len(data):,} bytes, more than the "
                        f"{MAX_EVENT_BYTES:,} allowed", data)
     try:
-        return _decoder.decode(data)
+        return decode_event(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         first_error = exc
     except Exception as exc:  # pragma: no cover - msgspec raises only the two above
@@ -106,10 +113,14 @@ def decode_many(
     msgspec and could let a line holding two objects shift the others), so a bad line
     costs only its own slow path.
     """
+    items = lines if isinstance(lines, list) else list(lines)
+    fast = _all_valid(items)
+    if fast is not None:
+        return fast
     decode = _decoder.decode
     out: list[Event | Rejection] = []
     append = out.append
-    for number, data in enumerate(lines, first_line):
+    for number, data in enumerate(items, first_line):
         if len(data) <= MAX_EVENT_BYTES:
             try:
                 append(decode(data))
@@ -124,10 +135,14 @@ def decode_records(
     records: Iterable[tuple[Position, bytes]], upcasters: UpcasterRegistry = UPCASTERS
 ) -> list[Event | Rejection]:
     """Like :func:`decode_many` for (position, bytes) pairs, e.g. read from a log."""
+    pairs = records if isinstance(records, list) else list(records)
+    fast = _all_valid([data for _, data in pairs])
+    if fast is not None:
+        return fast
     decode = _decoder.decode
     out: list[Event | Rejection] = []
     append = out.append
-    for position, data in records:
+    for position, data in pairs:
         if len(data) <= MAX_EVENT_BYTES:
             try:
                 append(decode(data))
@@ -136,6 +151,18 @@ def decode_records(
                 pass
         append(decode_line(data, position, upcasters))
     return out
+
+
+def _all_valid(items: list[bytes]) -> list[Event | Rejection] | None:
+    """Every item decoded in one comprehension, or None if any is not a valid event."""
+    if not items or max(map(len, items)) > MAX_EVENT_BYTES:
+        return None
+    decode = _decoder.decode
+    try:
+        events = [decode(data) for data in items]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return events if times_valid(events) else None  # type: ignore[return-value]
 
 
 def _reject(
@@ -174,7 +201,10 @@ def _slow_path(
                            generic)
         try:
             event: Event = msgspec.convert(generic, Event)
-            return event
+            problem = time_problem(event.occurred_at)
+            if problem is None:
+                return event
+            error = msgspec.ValidationError(f"{problem} - at `$.occurred_at`")
         except msgspec.ValidationError as exc:
             error = exc
     code, reason = _explain_validation(str(error), generic, label)
@@ -293,6 +323,8 @@ def _explain_validation(message: str, generic: dict[str, Any], label: str) -> tu
                                     "contract v1")
         return "unknown-type", ("event.type: must be a string naming the event, got "
                                 f"{_json_kind(value)}")
+    if parts == ["hand_id"] and value is None and label != "event":
+        return "invalid-field", f"{label} belongs to a hand: hand_id is required"
     if parts == ["schema_version"] and isinstance(value, int) and value > SCHEMA_VERSION:
         return "schema-version", (f"{where}: version {value} is newer than this reader "
                                   f"(version {SCHEMA_VERSION}); upgrade the pipeline")

@@ -196,3 +196,16 @@ def test_registry_refuses_bad_registrations() -> None:
     out = reg.upcast({"type": "TableClosed", "schema_version": 0})
     assert out["schema_version"] == 1
     assert isinstance(decode_line(encode(event("TableClosed", "T", 0)), 1), TableClosed)
+
+
+def test_times_are_checked_in_batches_too() -> None:
+    good = lines(1, 1)[:4]
+    bad_month = encode(event("TableClosed", "T1", 9) | {"occurred_at": "2026-13-29T21:03:11Z"})
+    two_in_one = encode(event("TableClosed", "T1", 9)
+                        | {"occurred_at": "2026-11-29T21:03:11Z\n2026-11-29T21:03:11Z"})
+    out = decode_many([*good, bad_month, two_in_one])
+    assert [type(o).__name__ for o in out[:4]] == ["TableOpened", "HandStarted", "BetPlaced",
+                                                   "BetPlaced"]
+    assert str(out[4]) == ("line 5: TableClosed.occurred_at: '2026-13-29T21:03:11Z' is not a "
+                           "real time")
+    assert isinstance(out[5], Rejection) and "is not an RFC 3339 UTC time" in out[5].reason
