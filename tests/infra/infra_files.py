@@ -290,13 +290,15 @@ def check_click(script: str, argv: list[str], where: str) -> None:
     cmd = getattr(importlib.import_module(eps[script].module), "cli", None)
     assert isinstance(cmd, click.Command), f"{where}: {script} is not a click command"
     try:
-        if isinstance(cmd, click.Group):
-            ctx = click.Context(cmd, info_name=script)
-            sub = cmd.get_command(ctx, argv[0]) if argv else None
-            assert sub is not None, f"{where}: `{script} {argv[:1]}` is not a subcommand"
-            sub.make_context(argv[0], list(argv[1:]), parent=ctx)
-        else:
-            cmd.make_context(script, list(argv))
+        parent = None
+        args = list(argv)
+        info = script
+        while isinstance(cmd, click.Group):  # dagster sensor start ...: walk the groups
+            parent = click.Context(cmd, info_name=info, parent=parent)
+            sub = cmd.get_command(parent, args[0]) if args else None
+            assert sub is not None, f"{where}: `{info} {args[:1]}` is not a subcommand"
+            cmd, info, args = sub, args[0], args[1:]
+        cmd.make_context(info, args, parent=parent)
     except click.ClickException as exc:
         raise AssertionError(f"{where}: `{script} {shlex.join(argv)}`: {exc.format_message()}"
                              ) from exc
@@ -328,16 +330,23 @@ def code_lines(path: Path) -> Iterator[tuple[int, str]]:
             yield start, line
 
 
-SHELL_OPERATORS = {"|", "||", "&&", ";", ">", ">>", "<", "2>&1", "&"}
+SHELL_OPERATORS = {"|", "||", "&&", ";", "&"}
+REDIRECTIONS = {">", ">>", "<", "2>", "2>>"}
 
 
 def split_commands(line: str) -> list[list[str]]:
-    """A shell line as its simple commands (``a | b && c`` -> three token lists)."""
+    """A shell line as its simple commands (``a | b && c`` -> three token lists), with
+    redirections (``> file``) left out."""
     tokens = shlex.split(line, comments=True)
     out: list[list[str]] = [[]]
+    skip = False
     for token in tokens:
-        if token in SHELL_OPERATORS:
+        if skip:
+            skip = False
+        elif token in SHELL_OPERATORS:
             out.append([])
-        else:
+        elif token in REDIRECTIONS:
+            skip = True
+        elif token != "2>&1":
             out[-1].append(token)
     return [c for c in out if c]

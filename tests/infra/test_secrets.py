@@ -61,8 +61,9 @@ def literal_secrets(text: str, python: bool = False) -> list[str]:
         quoted = raw[:1] in ("'", '"')
         if python and not quoted:
             continue
-        if allowed(raw.strip("\"'")):
-            continue
+        value = raw.strip("\"'")
+        if allowed(value) or (m["name"].endswith("_FILE") and value.startswith("/")):
+            continue  # a reference, a placeholder, or where a secret file is
         found.append(f"{m['name']}={raw}")
     found += KEY_BLOCK.findall(text)
     return found
@@ -79,6 +80,8 @@ def literal_secrets(text: str, python: bool = False) -> list[str]:
     ("password:\n        env: DAGSTER_POSTGRES_PASSWORD", 0),
     ("UTH_KAFKA_PASSWORD=<the new password>", 0),
     ('SCRAM_PASSWORD_ENV = "UTH_SCRAM_PASSWORD"', 0),
+    ("KAFKA_SASL_PASSWORD_FILE=/etc/uth/kafka-password", 0),
+    ("KAFKA_SASL_PASSWORD=/etc/uth/kafka-password", 1),
     ("KAFKA_TLS_KEY_PASSWORD=CHANGEME", 1),
     ('KAFKA_SASL_PASSWORD="$(cat /run/secrets/kafka)"', 0),
 ])
