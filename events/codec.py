@@ -117,7 +117,7 @@ def decode_many(
     fast = _all_valid(items)
     if fast is not None:
         return fast
-    decode = _decoder.decode
+    decode = decode_event  # checks occurred_at too
     out: list[Event | Rejection] = []
     append = out.append
     for number, data in enumerate(items, first_line):
@@ -139,7 +139,7 @@ def decode_records(
     fast = _all_valid([data for _, data in pairs])
     if fast is not None:
         return fast
-    decode = _decoder.decode
+    decode = decode_event  # checks occurred_at too
     out: list[Event | Rejection] = []
     append = out.append
     for position, data in pairs:
