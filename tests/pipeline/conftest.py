@@ -1,0 +1,65 @@
+"""Fixtures of the pipeline tests: the hand-made floor as a JSON Lines log, loaded through
+the Dagster graph in-process, and helpers to compare whole warehouses."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.warehouse import PENDING, TABLES, reading
+from tests.pipeline import streams
+
+VOLATILE = {"load_positions": "updated_at", "dead_letters": "loaded_at"}
+
+
+def materialize(source: str | Path, warehouse: str | Path, **warehouse_config: Any) -> Any:
+    """The whole asset graph with its checks, in-process (what ``uth load`` runs)."""
+    import dagster as dg
+
+    from pipeline.definitions import ASSETS, CHECKS
+    from pipeline.ingest.resources import EventSource, Warehouse
+
+    batch_size = warehouse_config.pop("batch_size", 100_000)
+    resources = {"source": EventSource(url=str(source), batch_size=batch_size),
+                 "warehouse": Warehouse(path=str(warehouse), **warehouse_config)}
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize([*ASSETS, *CHECKS], resources=resources, instance=instance,
+                                run_config={"loggers": {"console": {"config": {
+                                    "log_level": "ERROR"}}}})
+    assert result.success
+    return result
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else round(value, 9)
+    return value
+
+
+def dump(path: str | Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows (sorted; load times left out; doubles to 9 decimals)."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    with reading(path) as con:
+        names = [*TABLES, "ruleset_theory", *(f"pending.{n}" for n in PENDING)]
+        for name in names:
+            exclude = f" EXCLUDE ({VOLATILE[name]})" if name in VOLATILE else ""
+            rows = con.execute(f"SELECT *{exclude} FROM {name} ORDER BY ALL").fetchall()
+            out[name] = [tuple(_clean(v) for v in row) for row in rows]
+    return out
+
+
+def write_log(path: Path, lines: list[bytes]) -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path
+
+
+@pytest.fixture(scope="module")
+def floor_warehouse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """The hand-made floor loaded once: (warehouse path, the Dagster result)."""
+    root = tmp_path_factory.mktemp("floor")
+    log = write_log(root / "floor.jsonl", streams.floor_lines())
+    warehouse = root / "warehouse.duckdb"
+    return warehouse, materialize(log, warehouse)
