@@ -110,6 +110,26 @@ def test_runtime_environment_is_what_the_project_reads() -> None:
     assert f"chown -R uth:uth {env['DAGSTER_HOME']} /var/lib/uth {env['UTH_CACHE_DIR']}" in mkdir
 
 
+def test_named_volumes_of_uth_services_are_created_for_the_user() -> None:
+    """An empty named volume takes the owner of the image's directory at its mount point:
+    unless the image makes that directory for uth, the service cannot write there."""
+    (mkdir,) = [r for r in runs() if r.startswith("groupadd")]
+    made = shlex.split(mkdir.split("mkdir -p", 1)[1].split("&&", 1)[0])
+    owned = shlex.split(mkdir.split("chown -R uth:uth", 1)[1])
+    checked = 0
+    for name, service in f.services().items():
+        if service.get("image") != "${UTH_IMAGE:-uth-floor:latest}":
+            continue
+        for item in service.get("volumes") or []:
+            source, target, *mode = str(item).split(":")
+            if source.startswith(".") or mode == ["ro"]:
+                continue
+            assert target in made, f"{name}: {target} is not created in the image"
+            assert any(target == o or target.startswith(o + "/") for o in owned), name
+            checked += 1
+    assert checked >= 1
+
+
 def test_runs_as_an_unprivileged_user() -> None:
     users = [i.args for i in f.final_stage() if i.keyword == "USER"]
     assert users == ["uth"]
