@@ -1,0 +1,471 @@
+"""One simulated table: plays batches of hands at once over NumPy arrays and returns their
+events as JSON lines with times.
+
+A batch: seat occupancy (``sim_players.SeatPlan``), wagers, one shuffled deck per hand, one
+``evaluate7`` call for every player and dealer hand, vectorized decisions, ``settle_batch``,
+chip purchases when a stack runs short, voids, then times, dealer shifts, injected mispays
+(``sim_errors``), disputes, and the lines (``sim_events``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from events.evaluation import category, evaluate7
+from events.rulesets import Ruleset
+from events.settlement import NO_WAGER, PUSH, SPOTS, settle_batch
+from events.sim_errors import (
+    GENERIC_CLAIMS,
+    KIND_CLAIMS,
+    MISPAY_KINDS,
+    VOID_REASONS_LIVE,
+    VOID_REASONS_ONLINE,
+    inject_mispays,
+    mispay_detail,
+    wrong_trips_table,
+)
+from events.sim_events import (
+    DISPUTE_SLOTS,
+    K_CHIPS,
+    K_DEC,
+    K_DISPUTE,
+    K_DREV,
+    K_END,
+    K_FLOP,
+    K_START,
+    K_TURN,
+    K_VOID,
+    Cells,
+    Rows,
+    durations,
+    make_layout,
+    render,
+)
+from events.sim_format import U8, IdMaker, fixed, json_bytes, one_line, timestamps
+from events.sim_players import DEFAULT_PROFILE_WEIGHTS, SeatPlan, decide
+
+IntArray = npt.NDArray[np.int64]
+MINUTE = 60_000
+IDLE_ROW_MS = (60_000, 150_000)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a table is: its id, rules, limits, procedures and dealers."""
+
+    index: int
+    table_id: str
+    ruleset: Ruleset
+    min_bet: int
+    max_bet: int
+    max_trips: int | None
+    seats: int
+    online: bool
+    dealing_order: str  # community_first | players_first
+    decks: str  # single | two_alternating
+    busyness: float
+    dealers: tuple[str, ...]
+    dealer_care: tuple[float, ...]  # mispay-rate multiplier per dealer (mean 1)
+    opens_at: int  # epoch ms
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Floor-wide settings a table plays by."""
+
+    mispay: float = 0.0
+    void: float = 0.0
+    dispute: float = 0.0
+    pace: float | None = None  # hands per hour of table time; None: the natural pace
+    profile_weights: tuple[float, ...] = DEFAULT_PROFILE_WEIGHTS
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Events of one table, in ``seq`` order, with their times and hand numbers."""
+
+    times: IntArray
+    rows: U8  # one event per row: its JSON line and a newline, NUL-padded
+    hand_no: IntArray  # the hand an event belongs to while it is dealt; -1 otherwise
+    hands: int
+    truth: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _hand_json(table_id: str, n: int) -> bytes:
+    return json_bytes(f"{table_id}-{n:06d}")
+
+
+class TableSim:
+    """A table's state between batches: seats, clock, seq, dealer, pending disputes."""
+
+    def __init__(self, spec: TableSpec, rates: Rates, rng: np.random.Generator) -> None:
+        self.spec, self.rates, self.rng = spec, rates, rng
+        self.ids = IdMaker(rng)
+        self.layout = make_layout(spec.seats, spec.dealing_order)
+        self.plan = SeatPlan(rng, spec.seats, spec.busyness,
+                             (spec.min_bet, spec.max_bet, spec.max_trips), spec.online,
+                             rates.profile_weights)
+        self.wrong = wrong_trips_table(spec.ruleset)
+        self.seq = 0
+        self.clock = spec.opens_at
+        self.hands = 0
+        self.idle = 0  # empty-table hands waiting to be added to the next gap
+        self.dealer = 0
+        self.shift_end = spec.opens_at + int(rng.integers(40, 61)) * MINUTE
+        self.deck_flip = 0
+        self.stacks: dict[int, int] = {}
+        self.last_occ = np.full(spec.seats, -1, dtype=np.int32)
+        self.pending: list[tuple[int, int, str, bytes, bytes]] = []  # disputes due later
+        self._order = 0
+        self._seat_lists: dict[int, bytes] = {}
+
+    # -- table-level events ---------------------------------------------------------------
+    def _single(self, type_name: str, ms: int, payload: bytes, hand_json: bytes = b"null"
+                ) -> bytes:
+        line = one_line(type_name, self.spec.table_id, self.ids.make(self.seq), self.seq,
+                        timestamps(np.array([ms])).tolist()[0], payload, hand_json)
+        self.seq += 1
+        return line
+
+    def open(self) -> Batch:
+        s = self.spec
+        payload = (b'{"ruleset":%s,"min_bet":%d,"max_bet":%d,"seats":%d,"currency":"%s"'
+                   % (json_bytes(s.ruleset.name), s.min_bet, s.max_bet, s.seats,
+                      s.ruleset.currency.encode()))
+        if s.max_trips is not None:
+            payload += b',"max_trips":%d' % s.max_trips
+        line = self._single("TableOpened", self.clock, payload + b"}")
+        return Batch(np.array([self.clock]), fixed([line + b"\n"]), np.array([-1]), 0)
+
+    def close(self) -> Batch:
+        """Disputes still pending, then ``TableClosed``."""
+        times, lines = [], []
+        t = self.clock
+        for due, _, type_name, hand_json, payload in sorted(self.pending):
+            t = max(t + 1000, due)
+            times.append(t)
+            lines.append(self._single(type_name, t, payload, hand_json))
+        self.pending = []
+        t += int(self.rng.integers(30_000, 120_000))
+        times.append(t)
+        lines.append(self._single("TableClosed", t, b"{}"))
+        self.clock = t
+        return Batch(np.array(times, dtype=np.int64), fixed([x + b"\n" for x in lines]),
+                     np.full(len(lines), -1), 0)
+
+    def close_now(self, at_ms: int) -> bytes:
+        """``TableClosed`` right away (shutdown): pending disputes are dropped."""
+        self.pending = []
+        self.clock = max(self.clock, at_ms) + 1000
+        return self._single("TableClosed", self.clock, b"{}")
+
+    # -- a batch of hands ----------------------------------------------------------------
+    def play(self, wanted: int) -> Batch:
+        spec, rng, rates = self.spec, self.rng, self.rates
+        occ_all = self.plan.next(wanted)
+        busy = (occ_all >= 0).any(axis=1)
+        kept = np.flatnonzero(busy)
+        idle_cum = np.cumsum(~busy)
+        idle_before = np.diff(np.concatenate([[0], idle_cum[kept]])) if len(kept) else kept
+        if len(kept) == 0:
+            self.idle += wanted
+            return Batch(np.zeros(0, np.int64), np.zeros((0, 1), np.uint8),
+                         np.zeros(0, np.int64), 0)
+        idle_before[0] += self.idle
+        self.idle = int(idle_cum[-1] - idle_cum[kept[-1]])
+        occ = occ_all[kept]
+        n_rows, n_seats = int(occ.shape[0]), int(occ.shape[1])
+        occm = occ >= 0
+        cell_r, cell_j = np.nonzero(occm)
+        n = len(cell_r)
+        index = np.full((n_rows, n_seats), -1, dtype=np.int64)
+        index[cell_r, cell_j] = np.arange(n)
+        sess = occ[cell_r, cell_j]
+        attrs = self.plan.ints[sess]  # unit, trips, buy-in, profile, sees, method
+        probs = self.plan.floats[sess]  # trips_prob, timeout
+        prev = np.vstack([self.last_occ[None, :], occ[:-1]])
+        starts = occm & (occ != prev)
+
+        # wagers
+        u = rng.random((n, 2))
+        ante = np.where(u[:, 0] < 0.1, np.minimum(2 * attrs[:, 0], spec.max_bet), attrs[:, 0])
+        trips = np.where(u[:, 1] < probs[:, 0], attrs[:, 1], 0)
+
+        # one shuffled deck per hand; evaluate every player and dealer hand at once
+        deck = rng.permuted(np.tile(np.arange(52, dtype=np.int64), (n_rows, 1)), axis=1)
+        comm = deck[:, :5]
+        hole = np.stack([deck[cell_r, 5 + 2 * cell_j], deck[cell_r, 6 + 2 * cell_j]], axis=1)
+        dealer = deck[:, 5 + 2 * n_seats: 7 + 2 * n_seats]
+        strength = evaluate7(np.concatenate([
+            np.concatenate([hole, comm[cell_r]], axis=1),
+            np.concatenate([dealer, comm], axis=1)]))
+        cats = category(strength).astype(np.int64)
+        ps, pc = strength[:n].astype(np.int64), cats[:n]
+        ds, dc = strength[n:].astype(np.int64), cats[n:]
+        dec = decide(rng, attrs[:, 3], attrs[:, 4], probs[:, 1], hole, comm[cell_r],
+                     dealer[cell_r], ps, ds[cell_r])
+
+        # voids: a malfunction after the deal, or after the preflop/flop/river decisions
+        voided = rng.random(n_rows) < rates.void
+        stage = np.where(voided, rng.integers(0, 4, n_rows), -1)
+        cstage = stage[cell_r]
+        street = np.arange(3)[None, :]
+        act = np.where((cstage[:, None] < 0) | (street < cstage[:, None]), dec.act, -1)
+        act = act.astype(np.int8)
+        play = act.max(axis=1).clip(min=0).astype(np.int64) * ante
+        folded = act[:, 2] == 0
+        settled_cell = cstage < 0
+
+        out = settle_batch(spec.ruleset, ante, play, trips, folded & settled_cell, ps, pc,
+                           ds[cell_r], dc[cell_r])
+        codes = np.stack([out[s][0] for s in SPOTS], axis=1)
+        amounts = np.stack([out[s][1] for s in SPOTS], axis=1)
+        vc = ~settled_cell
+        codes[vc] = np.where(codes[vc] == NO_WAGER, NO_WAGER, PUSH)
+        amounts[vc] = 0
+
+        chips = self._chips(occ, occm, index, starts, attrs[:, 2], 6 * ante + trips,
+                            amounts.sum(axis=1))
+
+        # the slot mask
+        lay = self.layout
+        mask = np.zeros((n_rows, lay.width), dtype=np.bool_)
+        full = np.zeros((n_rows, n_seats), dtype=np.bool_)
+
+        def cellmat(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+            m = full.copy()
+            m[cell_r, cell_j] = values
+            return m
+
+        mask[:, lay.chips] = cellmat(chips > 0)
+        mask[:, lay.single[K_START]] = True
+        mask[:, lay.bet[:, 0]] = occm
+        mask[:, lay.bet[:, 1]] = occm
+        mask[:, lay.bet[:, 2]] = cellmat(trips > 0)
+        for k in lay.single:
+            if k not in (K_END, K_VOID, K_START):
+                mask[:, lay.single[k]] = True
+        mask[:, lay.deal] = occm
+        for k in range(3):
+            mask[:, lay.dec[k]] = cellmat(act[:, k] >= 0)
+        # reveals that a void cut short: flop needs stage >= 2, turn >= 3, dealer none
+        for kind, need in ((K_FLOP, 2), (K_TURN, 3), (K_DREV, 4)):
+            mask[voided & (stage < need), lay.single[kind]] = False
+        for k in range(4):
+            mask[:, lay.pay[:, k]] = cellmat(codes[:, k] != NO_WAGER)
+        mask[:, lay.single[K_END]] = ~voided
+        mask[:, lay.single[K_VOID]] = voided
+
+        # times
+        auto = np.zeros_like(mask)
+        for k in range(3):
+            auto[:, lay.dec[k]] = cellmat(dec.auto[:, k])
+        inc_f = np.where(mask, durations(rng, lay, n_rows, spec.online, auto & mask), 0.0)
+        gap_lo, gap_hi = (4000, 8000) if spec.online or spec.decks != "single" else (12000, 25000)
+        gap = gap_lo + (gap_hi - gap_lo) * rng.random(n_rows)
+        gap += idle_before * rng.uniform(IDLE_ROW_MS[0], IDLE_ROW_MS[1], n_rows)
+        if rates.pace:
+            scale = 3_600_000 / rates.pace / float((inc_f.sum(axis=1) + gap).mean())
+            inc_f, gap = inc_f * scale, gap * scale
+        inc: IntArray = np.where(mask, np.maximum(inc_f.round(), 1), 0).astype(np.int64)
+        gap_ms: IntArray = gap.round().astype(np.int64)
+        origins = self._origins(inc, gap_ms)
+
+        dealer_row = self._dealers(origins)
+        care = np.asarray(spec.dealer_care)[dealer_row]
+        mp = inject_mispays(rng, np.minimum(1.0, rates.mispay * care[cell_r]), spec.ruleset,
+                            self.wrong, ante, play, trips, settled_cell, folded, ps, pc,
+                            ds[cell_r], dc[cell_r], codes, amounts)
+        first_hand = self.hands + 1  # hands are numbered from 1
+        hand_json = [_hand_json(spec.table_id, first_hand + i) for i in range(n_rows)]
+        ends = origins + inc.sum(axis=1)
+        self._new_disputes(rng, ~voided, ends, hand_json, index, cell_j, mp.kind, amounts,
+                           mp.amounts)
+        disputes = self._place_disputes(origins, mask, inc, rng)
+        origins = self._origins(inc, gap_ms)
+
+        rows_ev, cols_ev = np.nonzero(mask)
+        times = origins[rows_ev] + np.cumsum(inc, axis=1)[rows_ev, cols_ev]
+        seq = self.seq + np.arange(len(rows_ev), dtype=np.int64)
+        shoe = [json_bytes(x) for x in ((f"{spec.table_id}-A", f"{spec.table_id}-B")
+                                        if spec.decks != "single" else (f"{spec.table_id}-1",))]
+        dealer_json = [json_bytes(d) for d in spec.dealers]
+        seat_bits = occm.astype(np.int64) @ (1 << np.arange(n_seats, dtype=np.int64))
+        reasons = VOID_REASONS_ONLINE if spec.online else VOID_REASONS_LIVE
+        void_pick = rng.integers(0, len(reasons), n_rows).tolist()
+        rows = Rows(
+            hand=hand_json,
+            start=[b'{"dealer_id":%s,"seats":[%s],"shoe_id":%s}' % (
+                dealer_json[d], self._seat_list(bits), shoe[(self.deck_flip + i) % len(shoe)])
+                for i, (d, bits) in enumerate(zip(dealer_row.tolist(), seat_bits.tolist(),
+                                                  strict=True))],
+            void=[b'{"reason":%s}' % json_bytes(reasons[p]) if v else b""
+                  for p, v in zip(void_pick, voided.tolist(), strict=True)],
+            board=comm,
+            dealer=dealer,
+        )
+        cells = Cells(index, cell_j.astype(np.int64) + 1, ante, trips, act, dec.auto,
+                      mp.codes, mp.amounts, hole, chips, attrs[:, 5])
+        matrix = render(spec.table_id, self.ids, lay, rows_ev, cols_ev, seq, timestamps(times),
+                        rows, cells, disputes)
+        hand_no = np.where(lay.kind[cols_ev] > K_CHIPS, first_hand + rows_ev, -1)
+        truth = self._truth(mp.kind, mp.amounts, amounts, cell_r, cell_j, pc, hand_json,
+                            dealer_row, first_hand)
+
+        self.deck_flip = (self.deck_flip + n_rows) % 2
+        self.seq += len(rows_ev)
+        self.clock = int(origins[-1] + inc[-1].sum())
+        self.last_occ = occ_all[-1].copy()
+        self.hands += n_rows
+        return Batch(times, matrix, hand_no.astype(np.int64), n_rows, truth)
+
+    # -- pieces ----------------------------------------------------------------------------
+    def _seat_list(self, bits: int) -> bytes:
+        text = self._seat_lists.get(bits)
+        if text is None:
+            text = self._seat_lists[bits] = b",".join(
+                b"%d" % (j + 1) for j in range(self.spec.seats) if bits >> j & 1)
+        return text
+
+    def _origins(self, inc: IntArray, gap: IntArray) -> IntArray:
+        dur = inc.sum(axis=1)
+        out: IntArray = self.clock + np.cumsum(gap) + np.cumsum(dur) - dur
+        return out
+
+    def _dealers(self, origins: IntArray) -> IntArray:
+        out = np.empty(len(origins), dtype=np.int64)
+        pos = 0
+        while True:
+            k = int(np.searchsorted(origins, self.shift_end, "left"))
+            if k >= len(origins):
+                out[pos:] = self.dealer
+                return out
+            out[pos:k] = self.dealer
+            self.dealer = (self.dealer + 1) % len(self.spec.dealers)
+            self.shift_end = int(origins[k]) + int(self.rng.integers(40, 61)) * MINUTE
+            pos = k
+
+    def _chips(self, occ: npt.NDArray[np.int32], occm: npt.NDArray[np.bool_], index: IntArray,
+               starts: npt.NDArray[np.bool_], buy_in: IntArray, need: IntArray,
+               result: IntArray) -> IntArray:
+        """Chips bought before each cell's hand: the buy-in when a player sits down, and a
+        top-up whenever the stack cannot cover the hand's largest loss (6 antes + trips)."""
+        n_rows, n_seats = occ.shape
+        cell_r, cell_j = np.nonzero(occm)
+        chips_m = np.zeros((n_rows, n_seats), dtype=np.int64)
+        need_m = np.zeros_like(chips_m)
+        res_m = np.zeros_like(chips_m)
+        buy_m = np.zeros_like(chips_m)
+        need_m[cell_r, cell_j] = need
+        res_m[cell_r, cell_j] = result
+        buy_m[cell_r, cell_j] = buy_in
+        chips_m[starts] = buy_m[starts]
+        carry = np.zeros_like(chips_m)
+        for j in range(n_seats):
+            s = int(occ[0, j])
+            if s >= 0 and not starts[0, j]:
+                carry[0, j] = self.stacks.get(s, 0)
+        # a segment per session stretch in each column: the stack restarts at its start
+        seg_start = starts | (occm & np.vstack([np.ones((1, n_seats), np.bool_),
+                                                np.zeros((n_rows - 1, n_seats), np.bool_)]))
+        prev_res = np.vstack([np.zeros((1, n_seats), np.int64), res_m[:-1]])
+        prev_res[seg_start] = 0
+        while True:
+            x = (chips_m + carry + prev_res) * occm
+            flat = x.T.ravel()
+            cum = np.cumsum(flat)
+            starts_flat = seg_start.T.ravel()
+            seg_id = np.cumsum(starts_flat)
+            base_at = np.concatenate([[0], cum])[np.flatnonzero(starts_flat)]
+            base = np.where(seg_id > 0, base_at[np.maximum(seg_id - 1, 0)], 0)
+            stack = (cum - base).reshape(n_seats, n_rows).T
+            short = occm & (stack < need_m)
+            if not short.any():
+                break
+            cols = np.flatnonzero(short.any(axis=0))
+            first = short[:, cols].argmax(axis=0)
+            chips_m[first, cols] += buy_m[first, cols]
+        self.stacks = {int(occ[-1, j]): int(stack[-1, j] + res_m[-1, j])
+                       for j in range(n_seats) if occ[-1, j] >= 0}
+        return chips_m[cell_r, cell_j]
+
+    def _new_disputes(self, rng: np.random.Generator, settled: npt.NDArray[np.bool_],
+                      ends: IntArray, hand_json: list[bytes], index: IntArray,
+                      cell_j: IntArray, kind: npt.NDArray[np.int8], expected: IntArray,
+                      recorded: IntArray) -> None:
+        picked = np.flatnonzero(settled & (rng.random(len(ends)) < self.rates.dispute))
+        for r in picked.tolist():
+            cells = index[r][index[r] >= 0]
+            under = [c for c in cells.tolist() if (recorded[c] < expected[c]).any()]
+            cell = int(rng.choice(under) if under else rng.choice(cells))
+            seat = int(cell_j[cell]) + 1
+            diff = expected[cell] - recorded[cell]
+            adjust = int(diff[diff > 0].sum())
+            claims = [KIND_CLAIMS[k] for s, k in enumerate(kind[cell].tolist())
+                      if k in KIND_CLAIMS and recorded[cell, s] < expected[cell, s]]
+            pick = int(rng.integers(len(GENERIC_CLAIMS)))
+            claim = claims[0] if adjust and claims else GENERIC_CLAIMS[pick]
+            if adjust:
+                resolution = (f"Surveillance replay confirms an underpayment of "
+                              f"{adjust / 100:.2f}; the difference was paid to the player.")
+            else:
+                resolution = "Surveillance replay confirms the settlement; no adjustment."
+            opened = int(ends[r]) + int(rng.integers(2, 31)) * MINUTE
+            resolved = opened + int(rng.integers(3, 21)) * MINUTE
+            self._order += 1
+            self.pending.append((opened, self._order, "DisputeOpened", hand_json[r],
+                                 b'{"seat":%d,"claim":%s}' % (seat, json_bytes(claim))))
+            self._order += 1
+            self.pending.append((resolved, self._order, "DisputeResolved", hand_json[r],
+                                 b'{"seat":%d,"resolution":%s,"adjustment":%d}'
+                                 % (seat, json_bytes(resolution), adjust)))
+
+    def _place_disputes(self, origins: IntArray, mask: npt.NDArray[np.bool_], inc: IntArray,
+                        rng: np.random.Generator
+                        ) -> dict[tuple[int, int], tuple[str, bytes, bytes]]:
+        """Put due disputes in the slots before the first hand that starts after them."""
+        placed: dict[tuple[int, int], tuple[str, bytes, bytes]] = {}
+        used = [0] * len(origins)
+        keep = []
+        for item in sorted(self.pending):
+            r = int(np.searchsorted(origins, item[0], "left"))
+            while r < len(origins) and used[r] >= DISPUTE_SLOTS:
+                r += 1
+            if r >= len(origins):
+                keep.append(item)
+                continue
+            col = int(self.layout.dispute[used[r]])
+            placed[(r, used[r])] = item[2:]
+            used[r] += 1
+            mask[r, col] = True
+            inc[r, col] = int(rng.integers(500, 2500))
+        self.pending = keep
+        return placed
+
+    def _truth(self, kind: npt.NDArray[np.int8], recorded: IntArray, expected: IntArray,
+               cell_r: IntArray, cell_j: IntArray, pc: IntArray, hand_json: list[bytes],
+               dealer_row: IntArray, first_hand: int) -> list[dict[str, Any]]:
+        out = []
+        for c, s in zip(*np.nonzero(kind >= 0), strict=True):
+            r = int(cell_r[c])
+            out.append({
+                "hand_id": f"{self.spec.table_id}-{first_hand + r:06d}",
+                "table_id": self.spec.table_id,
+                "dealer_id": self.spec.dealers[int(dealer_row[r])],
+                "seat": int(cell_j[c]) + 1,
+                "spot": SPOTS[s],
+                "kind": MISPAY_KINDS[int(kind[c, s])],
+                "expected": int(expected[c, s]),
+                "recorded": int(recorded[c, s]),
+                "detail": mispay_detail(int(kind[c, s]), int(s), self.spec.ruleset, self.wrong,
+                                        int(pc[c])),
+                "hand_no": first_hand + r,
+            })
+        return out
+
+
+__all__ = ["K_DEC", "K_DISPUTE", "Batch", "Rates", "TableSim", "TableSpec"]
