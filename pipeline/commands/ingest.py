@@ -10,7 +10,8 @@ or ``<sink>.rejected.jsonl`` beside a file). The same ``event_id`` twice is stor
 the same table ``seq`` with another ``event_id`` is a conflict, reported and not stored;
 gaps in a table's ``seq`` are reported. With ``--consumer`` the source position is stored
 after each durable batch (so a restart resumes and repeats nothing); ``--follow`` keeps
-reading new events and retries through sink outages. SIGTERM or SIGINT: the current batch
+reading new events and retries through sink outages (its consumer name defaults to
+``uth-ingest``). SIGTERM or SIGINT: the current batch
 is finished and committed, then it exits 0.
 
 Exit status: 0 when every line read is accounted for (written, duplicate or rejected);
@@ -38,7 +39,8 @@ def register(sub: Any) -> None:
     p.add_argument("--follow", action="store_true",
                    help="keep reading new events until SIGTERM/SIGINT")
     p.add_argument("--consumer", metavar="NAME",
-                   help="store the source position under NAME and resume from it")
+                   help="store the source position under NAME and resume from it "
+                        "(default with --follow: uth-ingest)")
     p.add_argument("--batch", type=int, default=2000, help="records per batch (default 2000)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
@@ -65,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     from events.logs.forward import Forwarder
     from events.logs.kafka import KafkaLog
 
+    if args.follow and not args.consumer and args.source != "-":
+        args.consumer = "uth-ingest"  # following without a stored position would repeat
     shutdown = _Shutdown()
     shutdown.install()
     try:
