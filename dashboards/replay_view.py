@@ -159,6 +159,8 @@ def describe(ev: dict[str, Any], currency: str) -> str:
     if kind == "DisputeResolved":
         return (f"Dispute of seat {p.get('seat')} resolved: {p.get('resolution')} "
                 f"(adjustment {money(p.get('adjustment'), currency)})")
+    if kind == "HandEnded":
+        return "Hand ended"
     return str(kind)
 
 

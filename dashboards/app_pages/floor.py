@@ -41,15 +41,14 @@ for total in totals.to_dict("records"):
         ("Drop", money(total["drop"], cur), "Chips bought at the tables"),
         ("Handle", money(total["handle"], cur), "Sum of all wagers"),
         ("House win", money(total["house_win"], cur), "Minus the players' recorded results"),
-        ("Hold % (win ÷ drop)", pct(total["hold_pct"], "drop"), None),
-        ("Win ÷ handle", pct(total["win_to_handle_pct"], "handle"), None),
+        ("Theoretical win", money(total["theoretical_win"], cur), "Handle × exact house edge"),
     ])
     ui.metric_row([
-        ("Theoretical win", money(total["theoretical_win"], cur), "Handle × exact house edge"),
+        ("Hold % (win ÷ drop)", pct(total["hold_pct"], "drop"), None),
+        ("Win ÷ handle", pct(total["win_to_handle_pct"], "handle"), None),
         ("Hands", count(total["hands"]), None),
-        ("Table-days", count(total["table_days"]), None),
         ("Outside 95% limits", f"{count(total['outside'])} of {count(total['table_days'])} "
-         "table-days", "Hold outside its 95% control limits"),
+         "table-days", "Table-days whose hold is outside its 95% control limits"),
     ])
 
 st.subheader("By gaming day")

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import evidence, queries, ui
-from dashboards.format import money
+from dashboards.format import day, money
 from dashboards.replay_view import describe, fold, table_html
 from events.evaluation import CATEGORY_NAMES
 
@@ -24,11 +24,11 @@ with st.expander("Find a hand", expanded=not wanted):
     seat = c4.number_input("Seat", min_value=1, max_value=1000, value=None, step=1,
                            key="audit_seat")
     c5, c6, c7 = st.columns(3)
-    day = c5.date_input("Started on", value=None, key="audit_day")
+    on_day = c5.date_input("Started on", value=None, key="audit_day")
     t_from = c6.time_input("from", value=None, key="audit_from")
     t_to = c7.time_input("until", value=None, key="audit_to")
-start = datetime.combine(day, t_from or time(0, 0)) if day else None
-end = datetime.combine(day, t_to or time(23, 59, 59, 999999)) if day else None
+start = datetime.combine(on_day, t_from or time(0, 0)) if on_day else None
+end = datetime.combine(on_day, t_to or time(23, 59, 59, 999999)) if on_day else None
 
 with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
     found = queries.find_hands(con, hand_id=hand_id, table_id=table_id, dealer_id=dealer_id,
@@ -61,7 +61,7 @@ cur = str(row.get("currency") or "")
 st.subheader(f"Hand {chosen}")
 st.markdown(f"Table **{row['table_id']}** · dealer **{row['dealer_id']}** · ruleset "
             f"**{row['ruleset']}** · {cur} · seats {row['seats']} · started "
-            f"{row['started_at']} · gaming day {row['gaming_day']} · status **{row['status']}**")
+            f"{row['started_at']} · gaming day {day(row['gaming_day'])} · status **{row['status']}**")
 
 # ------------------------------------------------------------------ replay
 events = evidence.event_dicts(events_df)

@@ -4,8 +4,12 @@ when those commands exist."""
 
 from __future__ import annotations
 
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -85,3 +89,55 @@ def no_failure(at: AppTest) -> None:
     """No exception and no error element on the page."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``uth dashboards`` running as a child process on a free loopback port."""
+
+    def __init__(self, warehouse: Path, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        self._out = log.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pipeline.cli", "dashboards", "--warehouse", str(warehouse),
+             "--port", str(self.port)], cwd=ROOT, stdout=self._out, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, deadline_s: float = 180.0) -> None:
+        deadline = time.monotonic() + deadline_s
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.log.read_text()
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as r:
+                    if r.read().strip() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.3)
+        raise AssertionError(f"uth dashboards not ready:\n{self.log.read_text()}")
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self._out.close()
+
+
+@pytest.fixture(scope="module")
+def server(handmade_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(handmade_warehouse, tmp_path_factory.mktemp("server") / "dashboards.log")
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()

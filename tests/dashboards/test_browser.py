@@ -1,0 +1,80 @@
+"""End to end in a real headless Chromium (Debian's ``chromium`` driven by Playwright):
+``uth dashboards`` on a free loopback port, every page opened, no error shown, a screenshot
+of each saved under the test's temporary directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.dashboards.conftest import Server
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# url path, title, a selector the page must show once its data is drawn
+PAGES = [
+    ("", "Floor", '[data-testid="stMetric"]'),
+    ("trips", "Trips", '[data-testid="stDataFrame"]'),
+    ("hand_audit?hand_id=H1", "Hand audit", ".uth-card"),
+    ("findings", "Findings", '[data-testid="stDataFrame"]'),
+    ("dealers", "Dealers", '[data-testid="stDataFrame"]'),
+]
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+def _unavailable(reason: str) -> None:
+    message = (f"{reason}: install Debian's chromium with `apt-get install chromium` "
+               "(the Playwright package is a dev dependency: `uv sync`)")
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright for Python is not installed")
+    if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+        _unavailable(f"{CHROMIUM} is missing")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def test_every_page_in_chromium(browser, server: Server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    shots = []
+    for path, title, marker in PAGES:
+        page.goto(f"{server.url}/{path}", wait_until="domcontentloaded")
+        page.get_by_role("heading", name=title, exact=True).wait_for(timeout=120_000)
+        page.locator(f"{marker}, {ERRORS}").first.wait_for(timeout=120_000)
+        page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=120_000)
+        errors = page.locator(ERRORS)
+        assert errors.count() == 0, f"{path}: {errors.first.inner_text()}"
+        body = page.inner_text("body")
+        for bad in ("Traceback", "could not be read", "Page not found"):
+            assert bad not in body, (path, bad)
+        shot = tmp_path / f"{path.split('?')[0] or 'floor'}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        shots.append(shot)
+    # the audit page drew the hand as cards, with the verdict
+    page.goto(f"{server.url}/hand_audit?hand_id=H1", wait_until="domcontentloaded")
+    page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)
+    assert page.locator(".uth-card").count() >= 9  # board 5, dealer 2, seat 2
+    page.get_by_role("button", name="Download evidence (JSON)").wait_for(timeout=120_000)
+    assert not problems, problems
+    assert all(s.stat().st_size > 10_000 for s in shots)
+    print(f"screenshots: {tmp_path}")
