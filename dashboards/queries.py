@@ -33,7 +33,8 @@ _SHIFT_SQL = (
     "WHEN hour(f.occurred_at) >= 14 AND hour(f.occurred_at) < 22 THEN 'swing 14-22' "
     "WHEN f.occurred_at IS NOT NULL THEN 'graveyard 22-06' END"
 )
-FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift", "kind": "f.kind"}
+FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift",
+                  "kind": "f.kind"}
 HAND_SEARCH_LIMIT = 200
 FINDINGS_LIMIT = 2000
 
@@ -79,8 +80,9 @@ def connect(path: str | Path, attempts: int = 10, wait: float = 0.2) -> duckdb.D
         raise WarehouseUnavailable(
             "missing", f"No warehouse at `{path}`. Build one with `uth simulate` and `uth load`, "
             "then start the dashboards with `uth dashboards --warehouse PATH`.")
-    config = {"enable_external_access": False, "autoload_known_extensions": False,
-              "lock_configuration": True}
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "enable_external_access": False, "autoload_known_extensions": False,
+        "lock_configuration": True}
     for attempt in range(attempts):
         try:
             return duckdb.connect(str(path), read_only=True, config=config)
@@ -89,8 +91,9 @@ def connect(path: str | Path, attempts: int = 10, wait: float = 0.2) -> duckdb.D
                 raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
                                            f"({str(exc).splitlines()[0]}).") from exc
             if attempt == attempts - 1:
-                raise WarehouseUnavailable("busy", f"The warehouse `{path}` is being written "
-                                           "(a load is running). Reload this page in a moment.") from exc
+                raise WarehouseUnavailable(
+                    "busy", f"The warehouse `{path}` is being written (a load is running). "
+                    "Reload this page in a moment.") from exc
             time.sleep(wait)
         except duckdb.Error as exc:
             raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
@@ -208,7 +211,8 @@ def trips_options(con: duckdb.DuckDBPyConnection) -> Options:
     return _options(con, "trips_performance", {"tables": "table_id", "rulesets": "ruleset"})
 
 
-def trips_summary(con: duckdb.DuckDBPyConnection, f: Filters, by_table: bool = True) -> pd.DataFrame:
+def trips_summary(con: duckdb.DuckDBPyConnection, f: Filters,
+                  by_table: bool = True) -> pd.DataFrame:
     """Actual against theoretical Trips hold per ruleset (and table). The 95% band of the
     filtered days combines each day's band: days are independent, so the variance of the
     total win is the sum of the days' variances (half-width x handle, squared)."""
@@ -384,7 +388,8 @@ def dealers(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
              c AS (SELECT dealer_id, CASE WHEN count(DISTINCT currency) = 1 THEN min(currency)
                                           ELSE 'mixed' END AS currency
                    FROM hands {hands_where} GROUP BY dealer_id)
-        SELECT d.dealer_id, d.days, d.hands, d.hours, d.hands / nullif(d.hours, 0) AS hands_per_hour,
+        SELECT d.dealer_id, d.days, d.hands, d.hours,
+               d.hands / nullif(d.hours, 0) AS hands_per_hour,
                d.mispays, d.mispay_net, 1000.0 * d.mispays / nullif(d.hands, 0) AS mispays_per_1000,
                coalesce(c.currency, '') AS currency
         FROM d LEFT JOIN c USING (dealer_id)

@@ -11,11 +11,11 @@ st.markdown("<style>[data-testid='stMetricValue']{font-size:1.55rem}</style>",
             unsafe_allow_html=True)
 
 PAGES = [
-    st.Page("app_pages/floor.py", title="Floor", icon=":material/casino:", url_path="floor", default=True),
-    st.Page("app_pages/trips.py", title="Trips", icon=":material/target:", url_path="trips"),
-    st.Page("app_pages/hand_audit.py", title="Hand audit", icon=":material/search:", url_path="hand_audit"),
-    st.Page("app_pages/findings.py", title="Findings", icon=":material/report:", url_path="findings"),
-    st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:", url_path="dealers"),
+    st.Page("app_pages/floor.py", title="Floor", icon=":material/casino:", default=True),
+    st.Page("app_pages/trips.py", title="Trips", icon=":material/target:"),
+    st.Page("app_pages/hand_audit.py", title="Hand audit", icon=":material/search:"),
+    st.Page("app_pages/findings.py", title="Findings", icon=":material/report:"),
+    st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:"),
 ]
 
 st.navigation(PAGES).run()

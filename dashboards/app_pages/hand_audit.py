@@ -38,7 +38,8 @@ with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
                 "(all given criteria must match).")
         st.stop()
     ids = list(found["hand_id"])
-    st.caption(f"{len(ids)} hand(s) found{' (latest first, first 200 shown)' if len(ids) >= 200 else ''}.")
+    more = " (latest first; the first 200 shown)" if len(ids) >= queries.HAND_SEARCH_LIMIT else ""
+    st.caption(f"{len(ids)} hand(s) found{more}.")
     chosen = st.selectbox(
         "Hand", ids, index=ids.index(wanted) if wanted in ids else 0, key="audit_chosen",
         format_func=lambda h: (lambda r: f"{h} · table {r['table_id']} · dealer "
@@ -61,7 +62,8 @@ cur = str(row.get("currency") or "")
 st.subheader(f"Hand {chosen}")
 st.markdown(f"Table **{row['table_id']}** · dealer **{row['dealer_id']}** · ruleset "
             f"**{row['ruleset']}** · {cur} · seats {row['seats']} · started "
-            f"{row['started_at']} · gaming day {day(row['gaming_day'])} · status **{row['status']}**")
+            f"{row['started_at']} · gaming day {day(row['gaming_day'])} · "
+            f"status **{row['status']}**")
 
 # ------------------------------------------------------------------ replay
 events = evidence.event_dicts(events_df)

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if not warehouse.is_file():
         print(f"uth dashboards: no warehouse at {warehouse} yet; the pages will say so until "
               "`uth load` creates it", file=sys.stderr)
-    env = dict(os.environ, UTH_WAREHOUSE=str(warehouse), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    env = dict(os.environ, UTH_WAREHOUSE=str(warehouse))
     print(f"uth dashboards: serving {warehouse} on http://{args.address}:{args.port}/",
           file=sys.stderr, flush=True)
     child = subprocess.Popen(command(args), env=env)

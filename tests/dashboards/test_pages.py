@@ -125,7 +125,8 @@ def test_trips_paying_hand_frequencies(app, handmade_warehouse: Path) -> None:
     assert charlevoix.loc["Three of a kind", "Hits"] == "19"
     assert charlevoix.loc["Three of a kind", "Frequency (of Trips wagers)"] == share(19, 450,
                                                                                     "wagers", 4)
-    assert charlevoix.loc["Three of a kind", "Exact probability"] == "4.8299%"  # 6,461,620 / C(52,7)
+    # 6,461,620 of the 133,784,560 seven-card hands
+    assert charlevoix.loc["Three of a kind", "Exact probability"] == "4.8299%"
     assert charlevoix.loc["Full house", "Exact probability"] == probability(3473184 / 133784560)
     assert list(charlevoix.index) == ["Royal flush", "Full house", "Flush", "Three of a kind"]
 
@@ -144,7 +145,7 @@ def test_hand_audit_replays_and_judges_a_hand(app, handmade_warehouse: Path) -> 
     assert [w.value for w in at.warning] == ["Verdict: 1 of 4 wagers settled wrongly."]
     # whole hand shown by default: 17 events, dealer's cards revealed
     assert at.slider(key="audit_step_H1").value == 17
-    board = [m.value for m in at.markdown if "uth-card" in m.value][0]
+    board = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="9d"' in board and 'title="Ah"' in board and "(dealt face down)" not in board
 
 
@@ -152,16 +153,16 @@ def test_hand_audit_steps_through_the_hand(app, handmade_warehouse: Path) -> Non
     at = app(handmade_warehouse, "hand_audit", hand_id="H1")
     at.slider(key="audit_step_H1").set_value(5).run()
     no_failure(at)
-    cards = [m.value for m in at.markdown if "uth-card" in m.value][0]
+    cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Ah (dealt face down)"' in cards and 'title="Qh"' not in cards
     assert any("Dealt to community: Ah Kh 7h 2c 9s" in m.value for m in at.markdown)
     at.button(key="audit_fwd").click().run()  # seat 2's cards
-    cards = [m.value for m in at.markdown if "uth-card" in m.value][0]
+    cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Qh"' in cards and 'title="3h"' in cards
     for _ in range(3):
         at.button(key="audit_fwd").click().run()
     assert at.slider(key="audit_step_H1").value == 9  # the flop is turned
-    cards = [m.value for m in at.markdown if "uth-card" in m.value][0]
+    cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Ah"' in cards and 'title="2c (dealt face down)"' in cards
     at.button(key="audit_back").click().run()
     assert at.slider(key="audit_step_H1").value == 8

@@ -65,7 +65,7 @@ def test_evidence_document(handmade_warehouse: Path) -> None:
     assert back["hand_id"] == "H1"
     assert len(back["warehouse"]["events"]) == 17
     assert back["warehouse"]["events"][0]["occurred_at"] == "2026-11-28T21:08:00.000Z"
-    blind = [w for w in back["warehouse"]["wagers"] if w["spot"] == "blind"][0]
+    blind = next(w for w in back["warehouse"]["wagers"] if w["spot"] == "blind")
     assert (blind["recorded_result"], blind["correct_result"]) == (1000, 1500)
     assert back["warehouse"]["findings"][0]["expected"] == 1500
     assert ("auditor" in back) != ("auditor_error" in back)
