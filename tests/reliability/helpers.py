@@ -48,7 +48,10 @@ def uth_process(*args: str, env: dict[str, str] | None = None,
                 **kw: Any) -> Iterator[subprocess.Popen[bytes]]:
     """``uth ARGS`` in the background; killed (SIGKILL) on exit if still running."""
     out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115
-    err = open(stderr, "wb") if stderr else subprocess.DEVNULL  # noqa: SIM115
+    if stderr is not None and stderr == stdout:
+        err: Any = subprocess.STDOUT
+    else:
+        err = open(stderr, "wb") if stderr else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen([*UTH, *args], cwd=ROOT, env=env or uth_env(), stdout=out,
                             stderr=err, **kw)
     try:
@@ -58,7 +61,7 @@ def uth_process(*args: str, env: dict[str, str] | None = None,
             proc.kill()
             proc.wait()
         for f in (out, err):
-            if f is not subprocess.DEVNULL:
+            if f not in (subprocess.DEVNULL, subprocess.STDOUT):
                 f.close()
 
 

@@ -1,0 +1,158 @@
+"""SIGKILL in the middle of a batch, then a restart: every event processed, no warehouse row
+or finding lost or repeated. The loader (``uth load``) against a clean run of the same log;
+the follower (``uth audit --follow``) against a one-shot audit."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from events.logs import open_log
+from tests.reliability import corpus
+from tests.reliability.helpers import floor, uth, uth_process, wait_until
+
+# Columns that say *when* a row was written, which a resumed load legitimately changes.
+VOLATILE = {"updated_at", "loaded_at"}
+TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
+          "trips_performance", "trips_hits", "dealer_performance", "load_positions",
+          "dead_letters")
+KEYS = {"events": "event_id", "hands": "hand_id", "audit_findings": "finding_id",
+        "wagers": "hand_id, seat, spot"}
+
+
+def source_log(path: Path) -> tuple[str, int, int]:
+    """A SQLite log of 40 clean tables plus the whole bad-input corpus (rejected lines,
+    rule-breaking hands: findings). Returns its URL, the valid and the rejected counts."""
+    lines = [corpus.encode(e) for e in floor(40, "kill")]
+    manifest = json.loads((corpus.CORPUS_DIR / corpus.MANIFEST).read_text())
+    bad = 0
+    for entry in manifest["classes"]:
+        lines += (corpus.CORPUS_DIR / entry["file"]).read_bytes().split(b"\n")[:-1]
+        bad += len(entry["bad_lines"])
+    url = f"sqlite:///{path}"
+    with open_log(url) as log:
+        log.append([("", v) for v in lines])
+    return url, len(lines) - bad, bad
+
+
+def snapshot(warehouse: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows (volatile columns left out), sorted; plus key uniqueness."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for table in TABLES:
+            cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()
+                    if r[0] not in VOLATILE]
+            rows = con.execute(
+                f"SELECT {', '.join(map(_quote, cols))} FROM {table}").fetchall()
+            out[table] = sorted(rows, key=repr)
+            key = KEYS.get(table)
+            if key:
+                n, distinct = con.execute(
+                    f"SELECT count(*), count(DISTINCT ({key})) FROM {table}").fetchone()
+                assert n == distinct, f"{table}: {n - distinct} rows repeated"
+    return out
+
+
+def _quote(col: str) -> str:
+    return f'"{col}"'
+
+
+def _load(url: str, warehouse: Path, *extra: str) -> list[str]:
+    return ["load", "--source", url, "--warehouse", str(warehouse), "--batch-size", "1000",
+            "--hands-per-chunk", "60", *extra]
+
+
+def _archive_counts(warehouse: Path) -> tuple[int, int]:
+    archive = warehouse.with_name(warehouse.stem + "_archive")
+    with duckdb.connect() as con:
+        return con.execute(
+            "SELECT count(*), count(DISTINCT event_id) FROM "
+            f"read_parquet('{archive}/**/*.parquet', hive_partitioning=true)").fetchone()
+
+
+def reference(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """What a complete load must hold, from the auditor run in-process over the same log
+    (a clean ``uth load`` costs half a minute of Dagster start-up; the auditor, a second)."""
+    from events.audit import audit
+    from events.codec import decode_records
+
+    with open_log(url) as log:
+        records = [(f"row {r.offset}", r.value) for b in log.read() for r in b]
+    report = audit(decode_records(records))
+    return {
+        "hands": sorted(((h.hand_id, h.table_id, h.status, h.dealer_id, h.seat_count)
+                         for h in report.hands), key=repr),
+        "wagers": sorted(((w.hand_id, w.seat, w.spot, w.amount, w.recorded_result,
+                           w.correct_result) for w in report.wagers), key=repr),
+        "audit_findings": sorted(((f.kind, f.hand_id, f.table_id, f.seat, f.spot, f.expected,
+                                   f.recorded, f.detail) for f in report.findings), key=repr),
+        "dead_letters": sorted(((str(r.position),) for r in report.rejected), key=repr),
+    }
+
+
+def observed(warehouse: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        def rows(sql: str) -> list[tuple[Any, ...]]:
+            return sorted(con.execute(sql).fetchall(), key=repr)
+
+        return {
+            "hands": rows("SELECT hand_id, table_id, status, dealer_id, seat_count FROM hands"),
+            "wagers": rows("SELECT hand_id, seat, spot, amount, recorded_result, "
+                           "correct_result FROM wagers"),
+            "audit_findings": rows("SELECT kind, hand_id, table_id, seat, spot, expected, "
+                                   "recorded, detail FROM audit_findings"),
+            "dead_letters": rows("SELECT position FROM dead_letters"),
+        }
+
+
+# Kill points, one per killed run: (progress line that must have appeared, seconds after
+# it). Small batches make every stage several transactions, so the kill lands mid-stage.
+# Each load costs 10-30 s of Dagster start-up, so ``make test`` kills one load, in the
+# stage that writes hands, wagers and findings; UTH_RELIABILITY_LONG=1 adds a kill in the
+# middle of the events stage.
+KILL_POINTS = [("hands: committed", 0.05)]
+if os.environ.get("UTH_RELIABILITY_LONG"):
+    KILL_POINTS.insert(0, ("events: committed", 0.05))
+
+
+def test_fault_sigkill_loader_mid_batch_then_rerun(tmp_path: Path, ledger: Any) -> None:
+    url, valid, rejected = source_log(tmp_path / "log.db")
+    expected = reference(url)
+    assert len(expected["audit_findings"]) >= 8, "the source should give findings to lose"
+    assert len(expected["dead_letters"]) == rejected
+    warehouse = tmp_path / "killed.duckdb"
+    killed_at = []
+    for marker, delay in KILL_POINTS:
+        out = tmp_path / f"load-{len(killed_at)}.out"
+        with uth_process(*_load(url, warehouse), stdout=out) as proc:
+            wait_until(lambda m=marker, o=out: m in o.read_text(), 300,
+                       f"load progress {marker!r}", step=0.02, proc=proc)
+            time.sleep(delay)
+            if proc.poll() is None:
+                proc.kill()  # SIGKILL: no cleanup, no commit
+                proc.wait()
+                killed_at.append(f"after {marker!r}+{delay}s")
+    assert killed_at, "no load was killed: the test proves nothing"
+    final = uth(*_load(url, warehouse), timeout=300)
+    assert final.returncode in (0, 1), final.stderr[-2000:]  # 1: the corpus fails checks
+    snapshot(warehouse)  # every table readable; no key repeated in any table
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        ids = [r[0] for r in con.execute("SELECT event_id FROM events").fetchall()]
+        hold = con.execute("SELECT sum(hands), sum(house_win) FROM table_hold_daily").fetchone()
+        loaded = con.execute("SELECT position, events_loaded FROM load_positions").fetchall()
+    assert len(ids) == len(set(ids)) == valid, "events lost or repeated"
+    seen = observed(warehouse)
+    for table, rows in seen.items():
+        assert rows == expected[table], f"{table}: lost or repeated rows"
+    assert hold == (len(expected["hands"]), -sum(w[4] for w in expected["wagers"]))
+    assert loaded == [(json.dumps({"0": valid + rejected + 1}), valid)]
+    n, distinct = _archive_counts(warehouse)
+    assert n == distinct == valid, "the Parquet archive lost or repeated events"
+    ledger.record("fault", "SIGKILL uth load mid-batch, rerun", sent=valid + rejected,
+                  processed=len(ids), rejected=len(seen["dead_letters"]),
+                  flagged=len(seen["audit_findings"]), note="killed " + ", ".join(killed_at))
