@@ -160,7 +160,7 @@ class TableSim:
     def close_now(self, at_ms: int) -> bytes:
         """``TableClosed`` right away (shutdown): pending disputes are dropped."""
         self.pending = []
-        self.clock = max(self.clock, at_ms) + 1000
+        self.clock = at_ms + 1000
         return self._single("TableClosed", self.clock, b"{}")
 
     # -- a batch of hands ----------------------------------------------------------------

@@ -89,6 +89,8 @@ def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
         rulesets = [load_ruleset(config.ruleset)]
     start = parse_start(config.start)
     width = max(2, len(str(config.tables)))
+    # tables open over ten minutes, or within one hand's time at a given pace
+    stagger = 600 if config.pace is None else max(1, min(600, int(3600 / config.pace)))
     specs = []
     for i in range(config.tables):
         rs = rulesets[i % len(rulesets)]
@@ -108,7 +110,7 @@ def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
             busyness=float(rng.uniform(0.35, 0.6) if online else rng.uniform(0.4, 0.85)),
             dealers=tuple(f"D{3 * i + k + 1:04d}" for k in range(3)),
             dealer_care=tuple(float(x) for x in rng.gamma(2.0, 0.5, 3)),
-            opens_at=start + 1000 * int(rng.integers(0, 600)),
+            opens_at=start + 1000 * int(rng.integers(0, stagger)),
         ))
     return specs
 
@@ -295,6 +297,8 @@ class Floor:
                                         chunk.hand_no[back], chunk.ends[back], front=True)
         parts: list[tuple[IntArray, U8, IntArray, IntArray, IntArray]] = []
         for t, sim in enumerate(self.sims):
+            if not self.emitted[t]:
+                continue  # a table that had not opened yet stays closed
             buf, h = self.buffers[t], self.current[t]
             k = 0
             if h >= 0:  # the hand in progress continues at the front of the buffer
@@ -307,6 +311,9 @@ class Floor:
                 [_widen(rows, width), _widen(fixed([closing + b"\n"]), width)]),
                 np.append(hn, -1), np.append(en, 0), np.full(k + 1, t, dtype=np.int64)))
         self.buffers = [_Buffer() for _ in self.sims]
+        if not parts:
+            empty = np.zeros(0, np.int64)
+            return Chunk(np.zeros((0, 1), np.uint8), empty, empty, empty, empty, self.table_ids)
         width = max(p[1].shape[1] for p in parts)
         return Chunk(np.concatenate([_widen(p[1], width) for p in parts]),
                      np.concatenate([p[0] for p in parts]), np.concatenate([p[4] for p in parts]),
@@ -318,6 +325,7 @@ class Floor:
         index = {spec.table_id: t for t, spec in enumerate(self.specs)}
         rows = [r for r in self._truth
                 if not self.cut or r["hand_no"] <= self.completed[index[r["table_id"]]]]
+        rows.sort(key=lambda r: (r["table_id"], r["hand_no"], r["seat"], r["spot"]))
         return [{k: v for k, v in r.items() if k != "hand_no"} for r in rows]
 
 
