@@ -403,15 +403,17 @@ class TableSim:
             under = [c for c in cells.tolist() if (recorded[c] < expected[c]).any()]
             cell = int(rng.choice(under) if under else rng.choice(cells))
             seat = int(cell_j[cell]) + 1
-            diff = expected[cell] - recorded[cell]
-            adjust = int(diff[diff > 0].sum())
+            adjust = int((expected[cell] - recorded[cell]).sum())  # the net correction
             claims = [KIND_CLAIMS[k] for s, k in enumerate(kind[cell].tolist())
                       if k in KIND_CLAIMS and recorded[cell, s] < expected[cell, s]]
             pick = int(rng.integers(len(GENERIC_CLAIMS)))
-            claim = claims[0] if adjust and claims else GENERIC_CLAIMS[pick]
-            if adjust:
+            claim = claims[0] if claims else GENERIC_CLAIMS[pick]
+            if adjust > 0:
                 resolution = (f"Surveillance replay confirms an underpayment of "
                               f"{adjust / 100:.2f}; the difference was paid to the player.")
+            elif adjust < 0:
+                resolution = (f"Surveillance replay shows the seat was overpaid by "
+                              f"{-adjust / 100:.2f}; the overpayment was taken back.")
             else:
                 resolution = "Surveillance replay confirms the settlement; no adjustment."
             opened = int(ends[r]) + int(rng.integers(2, 31)) * MINUTE

@@ -101,13 +101,15 @@ def _eligible(stream: Stream, hand: Any) -> int:
     return n
 
 
-def test_disputes_pay_back_underpayments(errors_run: Run) -> None:
+def test_dispute_resolutions_correct_the_seat_to_the_settlement(errors_run: Run) -> None:
+    """A resolved dispute pays an underpaid seat the difference and takes an overpayment
+    back: the adjustment is the seat's net correction (expected - recorded)."""
     stream, truth, _ = errors_run
-    under: Counter[tuple[str, int]] = Counter()
+    due: Counter[tuple[str, int]] = Counter()
     for r in truth:
-        under[(r["hand_id"], r["seat"])] += max(0, r["expected"] - r["recorded"])
+        due[(r["hand_id"], r["seat"])] += r["expected"] - r["recorded"]
     resolved = [e for h in stream.hands.values() for e in h.disputes
                 if isinstance(e, DisputeResolved)]
-    assert resolved and any(e.payload.adjustment > 0 for e in resolved)
+    assert any(e.payload.adjustment > 0 for e in resolved)
     for e in resolved:
-        assert e.payload.adjustment == under[(e.hand_id, e.payload.seat)]
+        assert e.payload.adjustment == due[(e.hand_id, e.payload.seat)]
