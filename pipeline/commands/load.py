@@ -91,6 +91,8 @@ def report(result: Any, warehouse: str) -> int:
         for event in result.all_events:
             if event.is_step_failure:
                 err = event.event_specific_data.error
+                while err is not None and err.cause is not None:  # the root cause, not
+                    err = err.cause  # Dagster's "Error occurred while executing op"
                 print(f"uth load: step {event.step_key} failed: "
                       f"{err.message.strip() if err else 'unknown error'}", file=sys.stderr)
         return 1

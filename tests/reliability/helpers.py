@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import signal
 import subprocess
@@ -86,3 +87,31 @@ def terminate(proc: subprocess.Popen[bytes], timeout: float = 60) -> int:
     """SIGTERM and wait for the exit status."""
     proc.send_signal(signal.SIGTERM)
     return proc.wait(timeout=timeout)
+
+
+def source_log(path: Path) -> tuple[str, int, int]:
+    """A SQLite log of 40 clean tables plus the whole bad-input corpus (rejected lines,
+    rule-breaking hands: findings). Returns its URL, the valid and the rejected counts."""
+    lines = [corpus.encode(e) for e in floor(40, "kill")]
+    manifest = json.loads((corpus.CORPUS_DIR / corpus.MANIFEST).read_text())
+    bad = 0
+    for entry in manifest["classes"]:
+        lines += (corpus.CORPUS_DIR / entry["file"]).read_bytes().split(b"\n")[:-1]
+        bad += len(entry["bad_lines"])
+    url = f"sqlite:///{path}"
+    from events.logs import open_log
+
+    with open_log(url) as log:
+        log.append([("", v) for v in lines])
+    return url, len(lines) - bad, bad
+
+
+def load_in_process(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """``uth ARGS`` in this process (Dagster is imported once per test session instead of
+    once per command: 10-20 s each on a busy machine)."""
+    from pipeline.cli import main
+
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -25,7 +25,15 @@ import pytest
 from events.codec import Rejection, decode_line
 from events.logs import open_log
 from tests.reliability import corpus
-from tests.reliability.helpers import ROOT, UTH, floor, uth, uth_env
+from tests.reliability.helpers import (
+    ROOT,
+    UTH,
+    floor,
+    load_in_process,
+    source_log,
+    uth,
+    uth_env,
+)
 
 
 def fsize_limit(limit: int) -> Callable[[], None]:
@@ -149,3 +157,81 @@ def test_append_after_a_torn_line_keeps_new_records_whole(tmp_path: Path) -> Non
     assert lines == [events[0], events[1][:30], events[2], events[3], b""]
     assert [isinstance(decode_line(x, i), Rejection) for i, x in enumerate(lines[:4], 1)] == [
         False, True, False, False]
+
+
+# ---------------------------------------------------------------------------- the warehouse
+
+def _load_args(url: str, warehouse: Path) -> list[str]:
+    return ["load", "--source", url, "--warehouse", str(warehouse), "--batch-size", "1000",
+            "--hands-per-chunk", "60"]
+
+
+def _says_why(stderr: str, *words: str) -> str:
+    last = [ln for ln in stderr.strip().splitlines() if ln.startswith("uth load:")]
+    assert last, f"no 'uth load:' error line: {stderr[-1500:]}"
+    assert any(w in last[-1].lower() for w in words), last[-1]
+    return last[-1]
+
+
+@contextlib.contextmanager
+def soft_fsize_limit(limit: int) -> Iterator[None]:
+    """RLIMIT_FSIZE (soft) on this process for the block: no file may grow past ``limit``.
+    Only the soft limit changes, so it can be raised back afterwards."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def test_fault_full_disk_under_the_warehouse(
+    tmp_path: Path, ledger: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The WAL cannot grow past 600 KB: the load fails part-way with the reason; what it
+    committed is consistent (positions stored with the rows they produced)."""
+    import duckdb
+
+    url, valid, _ = source_log(tmp_path / "log.db")
+    warehouse = tmp_path / "w.duckdb"
+    with soft_fsize_limit(600 * 1024):
+        code, out, err = load_in_process(capsys, *_load_args(url, warehouse))
+    assert code != 0, "the disk filled up but the load said it succeeded"
+    why = _says_why(err, "too large", "no space", "disk", "full")
+    assert "loaded " not in out, "a failed load reported what it loaded"
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        events = con.execute("SELECT count(*), count(DISTINCT event_id) FROM events").fetchone()
+        dead = con.execute("SELECT count(*) FROM dead_letters").fetchone()[0]
+        positions = con.execute("SELECT position, events_loaded FROM load_positions").fetchall()
+    assert events[0] == events[1], "events repeated"
+    if positions:
+        (position, loaded), = positions
+        assert loaded == events[0], "load_positions and the events table disagree"
+        # every record before the stored position is in events or dead_letters, no more
+        assert json.loads(position)["0"] - 1 == events[0] + dead
+    else:
+        assert events[0] == 0 and dead == 0
+    assert events[0] < valid
+    ledger.record("fault", "full disk under the warehouse", sent=events[0] + dead,
+                  processed=events[0], rejected=dead,
+                  note=f"stopped at {events[0]} of {valid}: {why[-60:]}")
+
+
+def test_fault_read_only_warehouse_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hashlib
+
+    from pipeline.warehouse import writing
+
+    url, _, _ = source_log(tmp_path / "log.db")
+    warehouse = tmp_path / "w.duckdb"
+    with writing(warehouse):
+        pass  # an empty warehouse with its tables
+    before = hashlib.sha256(warehouse.read_bytes()).hexdigest()
+    with read_only(warehouse):
+        code, out, err = load_in_process(capsys, *_load_args(url, warehouse))
+    assert code != 0
+    _says_why(err, "read-only", "readonly", "permission", "not permitted")
+    assert "loaded " not in out
+    assert hashlib.sha256(warehouse.read_bytes()).hexdigest() == before

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 
 from events.logs import open_log
-from tests.reliability import corpus
-from tests.reliability.helpers import floor, uth, uth_process, wait_until
+from tests.reliability.helpers import load_in_process, source_log, uth_process, wait_until
 
 # Columns that say *when* a row was written, which a resumed load legitimately changes.
 VOLATILE = {"updated_at", "loaded_at"}
@@ -23,21 +23,6 @@ TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
           "dead_letters")
 KEYS = {"events": "event_id", "hands": "hand_id", "audit_findings": "finding_id",
         "wagers": "hand_id, seat, spot"}
-
-
-def source_log(path: Path) -> tuple[str, int, int]:
-    """A SQLite log of 40 clean tables plus the whole bad-input corpus (rejected lines,
-    rule-breaking hands: findings). Returns its URL, the valid and the rejected counts."""
-    lines = [corpus.encode(e) for e in floor(40, "kill")]
-    manifest = json.loads((corpus.CORPUS_DIR / corpus.MANIFEST).read_text())
-    bad = 0
-    for entry in manifest["classes"]:
-        lines += (corpus.CORPUS_DIR / entry["file"]).read_bytes().split(b"\n")[:-1]
-        bad += len(entry["bad_lines"])
-    url = f"sqlite:///{path}"
-    with open_log(url) as log:
-        log.append([("", v) for v in lines])
-    return url, len(lines) - bad, bad
 
 
 def snapshot(warehouse: Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -120,7 +105,9 @@ if os.environ.get("UTH_RELIABILITY_LONG"):
     KILL_POINTS.insert(0, ("events: committed", 0.05))
 
 
-def test_fault_sigkill_loader_mid_batch_then_rerun(tmp_path: Path, ledger: Any) -> None:
+def test_fault_sigkill_loader_mid_batch_then_rerun(
+    tmp_path: Path, ledger: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     url, valid, rejected = source_log(tmp_path / "log.db")
     expected = reference(url)
     assert len(expected["audit_findings"]) >= 8, "the source should give findings to lose"
@@ -138,8 +125,8 @@ def test_fault_sigkill_loader_mid_batch_then_rerun(tmp_path: Path, ledger: Any) 
                 proc.wait()
                 killed_at.append(f"after {marker!r}+{delay}s")
     assert killed_at, "no load was killed: the test proves nothing"
-    final = uth(*_load(url, warehouse), timeout=300)
-    assert final.returncode in (0, 1), final.stderr[-2000:]  # 1: the corpus fails checks
+    code, _, err = load_in_process(capsys, *_load(url, warehouse))  # the restart
+    assert code in (0, 1), err[-2000:]  # 1: an asset check fails on the corpus
     snapshot(warehouse)  # every table readable; no key repeated in any table
     with duckdb.connect(str(warehouse), read_only=True) as con:
         ids = [r[0] for r in con.execute("SELECT event_id FROM events").fetchall()]
