@@ -93,5 +93,19 @@ def document(hand: dict[str, Any], events: Sequence[dict[str, Any]], wagers: pd.
     return doc
 
 
+def wager_checks(auditor: dict[str, Any]) -> dict[tuple[int, str], str]:
+    """From the auditor's document: ``(seat, spot)`` -> why that settlement is correct,
+    and ``(seat, "hand")`` -> the player's hand in words."""
+    out: dict[tuple[int, str], str] = {}
+    for seat in auditor.get("seats") or []:
+        number = int(seat.get("seat") or 0)
+        if seat.get("hand"):
+            out[(number, "hand")] = str(seat["hand"])
+        for check in seat.get("settlement") or []:
+            if check.get("reason"):
+                out[(number, str(check.get("spot")))] = str(check["reason"])
+    return out
+
+
 def to_json(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"

@@ -6,13 +6,14 @@ name chosen from constants in this module. The connection is opened read-only wi
 external file access disabled and its configuration locked, so even a statement that got
 through could neither write nor read anything outside the warehouse. A connection is held
 only while one page runs: DuckDB lets a writer in (``uth load``) only when no reader holds
-the file, and the page retries briefly while the loader holds it.
+the file, and the page retries briefly while the loader holds it (the retry is
+``pipeline.warehouse.reading``'s).
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -21,6 +22,8 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+
+from pipeline.warehouse import WarehouseBusy, reading
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
@@ -35,6 +38,9 @@ _SHIFT_SQL = (
 )
 FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift",
                   "kind": "f.kind"}
+# no file access (read_csv, COPY, ATTACH...), no extension loading, and no way back
+SEAL = ("SET enable_external_access = false", "SET autoload_known_extensions = false",
+        "SET lock_configuration = true")
 HAND_SEARCH_LIMIT = 200
 FINDINGS_LIMIT = 2000
 
@@ -73,46 +79,54 @@ class Options:
     kinds: list[str] = field(default_factory=list)
 
 
-def connect(path: str | Path, attempts: int = 10, wait: float = 0.2) -> duckdb.DuckDBPyConnection:
-    """A read-only connection, retried while a writer holds the file."""
+BUSY_TIMEOUT = 3.0  # seconds a page waits for a load to release the file
+_SEALING = threading.Lock()
+
+
+def _seal(con: duckdb.DuckDBPyConnection) -> None:
+    """Apply :data:`SEAL`. Connections to one file in one process share a database
+    instance and its settings, so the first page run seals it for all (under a lock, as
+    sessions run in threads) and later ones only check it is sealed."""
+    with _SEALING:
+        if not _setting(con, "lock_configuration"):
+            for setting in SEAL:
+                con.execute(setting)
+    if _setting(con, "enable_external_access") or not _setting(con, "lock_configuration"):
+        raise duckdb.InvalidInputException("the connection could not be sealed read-only")
+
+
+def _setting(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    value = con.execute("SELECT current_setting(?)", [name]).fetchone()
+    return bool(value and value[0])
+
+
+@contextlib.contextmanager
+def open_warehouse(path: str | Path | None,
+                   timeout: float = BUSY_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection for one page run (``pipeline.warehouse.reading``: retried
+    while a load writes), sealed against file access and configuration changes, and closed
+    afterwards so the next load can proceed."""
+    if not path:
+        raise WarehouseUnavailable(
+            "unset", "No warehouse configured. Start the dashboards with "
+            "`uth dashboards --warehouse PATH` or set `UTH_WAREHOUSE` to a DuckDB file.")
     path = Path(path)
     if not path.is_file():
         raise WarehouseUnavailable(
             "missing", f"No warehouse at `{path}`. Build one with `uth simulate` and `uth load`, "
             "then start the dashboards with `uth dashboards --warehouse PATH`.")
-    config: dict[str, str | bool | int | float | list[str]] = {
-        "enable_external_access": False, "autoload_known_extensions": False,
-        "lock_configuration": True}
-    for attempt in range(attempts):
+    with contextlib.ExitStack() as stack:
         try:
-            return duckdb.connect(str(path), read_only=True, config=config)
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower():
-                raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
-                                           f"({str(exc).splitlines()[0]}).") from exc
-            if attempt == attempts - 1:
-                raise WarehouseUnavailable(
-                    "busy", f"The warehouse `{path}` is being written (a load is running). "
-                    "Reload this page in a moment.") from exc
-            time.sleep(wait)
+            con = stack.enter_context(reading(path, timeout))
+            _seal(con)
+        except WarehouseBusy as exc:
+            raise WarehouseUnavailable(
+                "busy", f"The warehouse `{path}` is being written (a load is running). "
+                "Reload this page in a moment.") from exc
         except duckdb.Error as exc:
             raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
                                        f"({str(exc).splitlines()[0]}).") from exc
-    raise AssertionError("unreachable")
-
-
-@contextlib.contextmanager
-def open_warehouse(path: str | Path | None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Connection for one page run, closed afterwards so loads can proceed."""
-    if not path:
-        raise WarehouseUnavailable(
-            "unset", "No warehouse configured. Start the dashboards with "
-            "`uth dashboards --warehouse PATH` or set `UTH_WAREHOUSE` to a DuckDB file.")
-    con = connect(path)
-    try:
         yield con
-    finally:
-        con.close()
 
 
 def _df(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:

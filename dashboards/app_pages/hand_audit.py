@@ -110,6 +110,15 @@ def verdict(rec: Any, cor: Any, rec_out: Any, cor_out: Any) -> str:
     return "✓ correct" if rec_out == cor_out else "✗ wrong outcome"
 
 
+context = evidence.event_dicts(opened) if not opened.empty else []
+doc = evidence.document(row, context + events, wagers, hand_findings)
+auditor = doc.get("auditor") or {}
+checks = evidence.wager_checks(auditor)
+dealer = auditor.get("dealer") or {}
+if dealer.get("hand"):
+    st.markdown(f"Dealer: **{dealer['hand']}** "
+                f"({'qualifies' if dealer.get('qualifies') else 'does not qualify'})")
+
 if wagers.empty:
     st.info("No wagers of this hand are in the warehouse.")
 else:
@@ -120,13 +129,16 @@ else:
         "Seat": wagers["seat"],
         "Spot": wagers["spot"],
         "Wager": [money(v, cur) for v in wagers["amount"]],
-        "Player's hand": [CATEGORY_NAMES[int(c)] if ui.known(c) and 0 <= int(c) <= 9
-                          else "—" for c in wagers["player_category"]],
+        "Player's hand": [checks.get((int(seat), "hand")) or (
+            CATEGORY_NAMES[int(c)] if ui.known(c) and 0 <= int(c) <= 9 else "—")
+            for seat, c in zip(wagers["seat"], wagers["player_category"], strict=True)],
         "Recorded": [f"{o} {money(v, cur)}" for o, v in zip(
             wagers["recorded_outcome"], wagers["recorded_result"], strict=True)],
         "Computed": [f"{o} {money(v, cur)}" for o, v in zip(
             wagers["correct_outcome"], wagers["correct_result"], strict=True)],
         "Verdict": verdicts,
+        "Why (auditor)": [checks.get((int(seat), str(spot)), "") for seat, spot in zip(
+            wagers["seat"], wagers["spot"], strict=True)],
     }), [v.startswith("✗") for v in verdicts]), hide_index=True, width="stretch")
     wrong = [v for v in verdicts if v.startswith("✗")]
     if wrong:
@@ -135,6 +147,8 @@ else:
         st.success(f"Verdict: all {len(verdicts)} wagers settled correctly.")
     else:
         st.info("Verdict: some wagers could not be computed (see above).")
+if auditor.get("verdict"):
+    st.caption(f"Auditor's replay of the events: {auditor['verdict']}")
 
 if not hand_findings.empty:
     st.subheader("Findings on this hand")
@@ -146,8 +160,6 @@ if not hand_findings.empty:
         "Detail": hand_findings["detail"],
     }), hide_index=True, width="stretch")
 
-context = evidence.event_dicts(opened) if not opened.empty else []
-doc = evidence.document(row, context + events, wagers, hand_findings)
 st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
                    file_name=f"evidence-{chosen}.json", mime="application/json",
                    key="audit_download")

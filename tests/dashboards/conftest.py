@@ -57,9 +57,9 @@ def simulated_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     log, warehouse = work / "events.jsonl", work / "warehouse.duckdb"
     uth = [sys.executable, "-m", "pipeline.cli"]
     for argv in (
-        [*uth, "simulate", "--out", str(log), "--tables", "3", "--hands", "600", "--seed", "7",
-         "--mispay-rate", "0.02"],
-        [*uth, "load", "--source", str(log), "--warehouse", str(warehouse)],
+        [*uth, "simulate", "--sink", str(log), "--tables", "3", "--hands", "300", "--seed", "7",
+         "--mispay-rate", "0.03", "--void-rate", "0.01", "--dispute-rate", "0.01", "--quiet"],
+        [*uth, "load", "--source", str(log), "--warehouse", str(warehouse), "--quiet"],
     ):
         done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{' '.join(argv[3:])} failed:\n{done.stderr[-3000:]}"

@@ -141,7 +141,12 @@ def test_hand_audit_replays_and_judges_a_hand(app, handmade_warehouse: Path) -> 
     assert settlement.loc["blind", "Computed"] == "win $15.00"
     assert settlement.loc["blind", "Verdict"] == "✗ underpaid by $5.00"
     assert settlement.loc["trips", "Verdict"] == "✓ correct"
-    assert settlement.loc["trips", "Player's hand"] == "Flush"
+    # the auditor's own replay (events.evidence) names the hands and explains each pay
+    assert settlement.loc["trips", "Player's hand"] == "Flush, ace high"
+    assert settlement.loc["blind", "Why (auditor)"] == (
+        "the player wins with a flush, which pays 3:2 on the blind")
+    assert any("Three nines" in m.value and "(qualifies)" in m.value for m in at.markdown)
+    assert any("the house underpaid 5.00" in c.value for c in at.caption)
     assert [w.value for w in at.warning] == ["Verdict: 1 of 4 wagers settled wrongly."]
     # whole hand shown by default: 17 events, dealer's cards revealed
     assert at.slider(key="audit_step_H1").value == 17

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from dataclasses import fields
 from datetime import date, datetime
 from pathlib import Path
@@ -138,14 +139,16 @@ def test_busy_warehouse_is_reported(handmade_warehouse: Path, tmp_path: Path) ->
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        with pytest.raises(queries.WarehouseUnavailable) as err:
-            queries.connect(path, attempts=2, wait=0.05)
+        with pytest.raises(queries.WarehouseUnavailable) as err, \
+                queries.open_warehouse(path, timeout=0.1):
+            pass
         assert err.value.kind == "busy" and "being written" in str(err.value)
     finally:
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=60)
-    queries.connect(path).close()  # free again
+    with queries.open_warehouse(path) as con:  # free again
+        assert queries.hand_count(con) == 4
 
 
 def test_connection_closed_after_a_page(handmade_warehouse: Path, tmp_path: Path) -> None:
@@ -158,3 +161,28 @@ def test_connection_closed_after_a_page(handmade_warehouse: Path, tmp_path: Path
                              "sys.argv[1]).execute('DELETE FROM dead_letters')", str(path)],
                             capture_output=True, text=True, timeout=120)
     assert writer.returncode == 0, writer.stderr
+
+
+def test_page_runs_in_one_process_share_the_sealed_instance(handmade_warehouse: Path) -> None:
+    """Streamlit runs sessions as threads of one process, where connections to one file
+    share a database instance: every one must open, and every one stays sealed."""
+    errors: list[BaseException] = []
+
+    def page_run() -> None:
+        try:
+            for _ in range(5):
+                with queries.open_warehouse(handmade_warehouse) as con:
+                    assert queries.hand_count(con) == 4
+                    with pytest.raises(duckdb.Error):
+                        con.execute("SELECT * FROM read_csv('/etc/hostname')")
+        except BaseException as exc:
+            errors.append(exc)
+
+    with queries.open_warehouse(handmade_warehouse) as outer:
+        threads = [threading.Thread(target=page_run) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert queries.hand_count(outer) == 4
+    assert errors == []
