@@ -32,6 +32,20 @@ def _count(url: str) -> int:
         return sum(len(b) for b in log.read())
 
 
+def _in_progress(url: str) -> int:
+    """Tables with a hand started and not yet ended, in the log now."""
+    open_hands: dict[str, str | None] = {}
+    with open_log(url) as log:
+        for batch in log.read():
+            for r in batch:
+                ev = json.loads(r.value)
+                if ev["type"] == "HandStarted":
+                    open_hands[ev["table_id"]] = ev["hand_id"]
+                elif ev["type"] in ("HandEnded", "HandVoided"):
+                    open_hands[ev["table_id"]] = None
+    return sum(h is not None for h in open_hands.values())
+
+
 def test_sigterm_ingest_follow_finishes_the_batch_and_commits(
     tmp_path: Path, ledger: Any
 ) -> None:
@@ -96,3 +110,33 @@ def test_corpus_helper_streams_are_valid() -> None:
     report = audit(decode_many(lines))
     assert report.findings == [] and report.summary["events"] == 195
     assert report.summary["hands"] == 9
+
+
+def test_sigterm_simulate_pace_finishes_the_hands_in_progress(
+    tmp_path: Path, ledger: Any
+) -> None:
+    """A paced floor (3 tables, a hand every 2 s each) stopped by SIGTERM mid-hand: exit 0,
+    and the log holds whole hands only, each of which audits clean."""
+    from events.audit import audit
+    from events.codec import decode_many
+
+    sink = f"sqlite:///{tmp_path / 'floor.db'}"
+    with uth_process("simulate", "--tables", "3", "--hands", "500", "--pace", "1800",
+                     "--seed", "7", "--sink", sink, stdout=tmp_path / "out",
+                     stderr=tmp_path / "err") as proc:
+        # stop while hands are under way at two tables or more (started, not yet ended)
+        wait_until(lambda: (tmp_path / "floor.db").exists() and _in_progress(sink) >= 2, 120,
+                   "hands in progress at two tables", step=0.1, proc=proc)
+        assert terminate(proc, timeout=120) == 0, (tmp_path / "err").read_text()[-2000:]
+    err = (tmp_path / "err").read_text()
+    assert "Traceback" not in err and "stopped early" in err, err[-2000:]
+    with open_log(sink) as log:
+        lines = [r.value for b in log.read() for r in b]
+    report = audit(decode_many(lines))
+    assert report.summary["rejected_events"] == 0
+    assert [f.kind for f in report.findings] == [], report.findings[:3]
+    statuses = {h.status for h in report.hands}
+    assert statuses <= {"settled", "voided"} and len(report.hands) >= 2, statuses
+    ledger.record("fault", "SIGTERM simulate --pace", sent=len(lines),
+                  processed=report.summary["events"],
+                  note=f"{len(report.hands)} whole hands")
