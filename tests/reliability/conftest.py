@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "reliability", max_examples=300, deadline=None, derandomize=True,
+    "reliability", max_examples=200, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
