@@ -1,0 +1,444 @@
+"""The auditor: every hand rebuilt from its events, every payout proved right or wrong.
+
+:func:`audit` reads decoded input (``Event`` or ``Rejection``, optionally as
+``(position, item)`` pairs) and returns an :class:`AuditReport`: the findings, the rejected
+input, the warehouse rows of hands and wagers, the disputes with their verdicts and a
+summary. :class:`Auditor` is the same machine fed incrementally (``uth audit --follow``).
+
+How it works, per event: rejected input is recorded with its reason and position and the
+audit goes on; valid events pass the :class:`~events.audit_sequence.Sequencer` (per-table
+``seq`` order, redeliveries ignored, gaps and conflicts found); hand events are folded into
+their hand's state (:mod:`events.replay`, each event checked before it is applied). A hand
+is settled when its ``HandEnded`` or ``HandVoided`` arrives: finished hands are collected
+and settled together (one ``evaluate7`` call, ``settle_batch`` per ruleset), then each
+recorded payout is compared with the correct one. A hand that never ends (the stream ends,
+the table starts another hand or closes) is an ``incomplete_hand``. Disputes may arrive
+long after the hand: an open one gets the computed verdict, a resolved one's adjustment
+is checked and enters the accounting (:mod:`events.audit_records`).
+
+>>> report = audit([])
+>>> report.summary
+{'events': 0, 'hands': 0, 'findings': 0, 'rejected_events': 0, 'duplicates_ignored': 0}
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from itertools import groupby
+from typing import Any
+
+import msgspec
+
+from events.audit_batch import audit_hands
+from events.audit_findings import (
+    FINDING_KINDS,
+    DisputeRecord,
+    Finding,
+    HandRecord,
+    WagerRecord,
+)
+from events.audit_records import (
+    adjustment_findings,
+    dispute_record,
+    disputes_of,
+    hand_record,
+    wager_records,
+)
+from events.audit_sequence import Sequencer
+from events.audit_settle import HandSettlement, settle_hand, settle_hands
+from events.codec import Rejection
+from events.evidence import evidence
+from events.replay import DisputeNote, HandState, TableContext, apply, fold
+from events.replay_fast import fast_fold
+from events.schemas import (
+    DisputeOpened,
+    DisputeResolved,
+    Event,
+    HandEnded,
+    HandVoided,
+    TableClosed,
+    TableOpened,
+)
+
+__all__ = [
+    "FINDING_KINDS", "AuditReport", "Auditor", "DisputeRecord", "Finding", "HandRecord",
+    "WagerRecord", "audit", "evidence",
+]
+
+
+@dataclass
+class AuditReport:
+    """What :func:`audit` found. ``summary`` counts distinct valid events, hands, findings,
+    rejected inputs and redeliveries ignored."""
+
+    findings: list[Finding]
+    rejected: list[Rejection]
+    hands: list[HandRecord]
+    wagers: list[WagerRecord]
+    disputes: list[DisputeRecord]
+    summary: dict[str, int]
+    settlements: list[HandSettlement] = field(default_factory=list, repr=False)
+
+
+class Auditor:
+    """An incremental audit. ``feed``/``feed_many`` input, ``flush`` to settle the hands
+    that ended, ``finish`` at the end of the input (gaps declared, unfinished hands
+    incomplete).
+
+    ``on_finding`` / ``on_dispute`` / ``on_rejected`` are called as results appear (in
+    follow mode, to publish them); everything is also kept for the report unless
+    ``keep=False``. ``records=True`` keeps every hand to build the warehouse rows at the
+    end. ``batch`` finished hands are settled together.
+    """
+
+    def __init__(
+        self, *, records: bool = False, keep: bool = True, batch: int = 256,
+        hold: int = 10_000, window: int = 4096, remember: int = 100_000,
+        on_finding: Callable[[Finding], None] | None = None,
+        on_dispute: Callable[[DisputeRecord], None] | None = None,
+        on_rejected: Callable[[Rejection], None] | None = None,
+        gaming_day_start: int = 6,
+    ) -> None:
+        self.records = records
+        self.keep = keep
+        self.batch = batch
+        self.remember = remember
+        self.day_start = gaming_day_start
+        self.sequencer = Sequencer(hold, window, self._original)
+        self.tables: dict[str, TableContext] = {}
+        # hand_id -> (the table's rules when the hand began, its events so far)
+        self.open: dict[str, tuple[TableContext | None, list[Event]]] = {}
+        self.current: dict[str, str] = {}  # table_id -> its open hand
+        self.ready: dict[str, tuple[TableContext | None, list[Event]]] = {}
+        # settled hands, for disputes and late events: (rules, the events as JSON bytes)
+        self.completed: OrderedDict[str, tuple[TableContext | None, bytes]] = OrderedDict()
+        self.positions: dict[str, dict[str, Any]] = {}
+        self.findings: list[Finding] = []
+        self.rejected: list[Rejection] = []
+        self.disputes: dict[tuple[str, int, str], DisputeRecord] = {}
+        self.settled: list[HandState] = []
+        self._settled_index: dict[str, int] = {}
+        self.hands_seen = 0
+        self.finding_count = 0
+        self.quiet = False  # rebuilding state after a restart: findings not reported
+        self._on_finding = on_finding
+        self._on_dispute = on_dispute
+        self._on_rejected = on_rejected
+
+    # --------------------------------------------------------------------------- input
+
+    def feed(self, item: Event | Rejection, position: Any = None) -> None:
+        self.feed_many(((position, item),))
+
+    def feed_many(self, items: Iterable[Any]) -> None:
+        """Feed ``Event``/``Rejection`` items or ``(position, item)`` pairs. Each table's
+        events keep their order; tables are independent of each other."""
+        by_table: dict[str, tuple[list[Event], list[Any]]] = {}
+        for item in items:
+            if type(item) is tuple:
+                position, item = item
+            else:
+                position = None
+            if type(item) is Rejection:
+                self._rejected(item)
+                continue
+            lists = by_table.get(item.table_id)
+            if lists is None:
+                lists = by_table[item.table_id] = ([], [])
+            lists[0].append(item)
+            lists[1].append(position)
+        seq = self.sequencer
+        for table_id, (events, positions) in by_table.items():
+            if seq.take_run(table_id, events):  # the common case: the sequence goes on
+                self._route(events, positions)
+                continue
+            for ev, pos in zip(events, positions, strict=True):
+                seq.push(ev, pos, self._process)
+                if seq.findings:
+                    self._emit_all(seq.findings)
+                    seq.findings.clear()
+
+    def _route(self, events: list[Event], positions: list[Any]) -> None:
+        """In-order events of one table to their hands, a run of one hand at a time."""
+        hands = [e.hand_id for e in events]
+        a = 0
+        for hand_id, run in groupby(hands):
+            b = a + sum(1 for _ in run)
+            if hand_id is None:
+                for k in range(a, b):
+                    self._process(events[k], positions[k])
+                a = b
+                continue
+            hand = self.open.get(hand_id)
+            if hand is None:  # a new hand (or a late event): its first event decides
+                self._process(events[a], positions[a])
+                hand = self.open.get(hand_id)
+                if hand is None:
+                    for k in range(a + 1, b):
+                        self._process(events[k], positions[k])
+                    a = b
+                    continue
+                a += 1
+                if a == b:
+                    continue
+            chunk = events[a:b]
+            if positions[a] is not None:
+                where = self.positions.setdefault(hand_id, {})
+                where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
+            hand[1].extend(chunk)
+            if not _ENDS.isdisjoint(map(type, chunk)):
+                self._ended(hand_id, chunk[0].table_id)
+            a = b
+
+    def _original(self, ev: Event) -> Event | None:
+        """The event first received with ``ev``'s id, while its hand is being audited."""
+        if ev.hand_id is None:
+            return None
+        hand = self.open.get(ev.hand_id) or self.ready.get(ev.hand_id)
+        if hand is None:
+            return None
+        return next((e for e in hand[1] if e.event_id == ev.event_id), None)
+
+    def _rejected(self, rejection: Rejection) -> None:
+        if self.quiet:
+            return
+        if self.keep:
+            self.rejected.append(rejection)
+        if self._on_rejected is not None:
+            self._on_rejected(rejection)
+
+    def _process(self, ev: Event, pos: Any) -> None:
+        hand_id = ev.hand_id
+        if hand_id is None:
+            kind = type(ev)
+            if kind is TableOpened:
+                self.tables[ev.table_id] = TableContext.opened(ev)  # type: ignore[arg-type]
+            elif kind is TableClosed:
+                self._abandon(ev.table_id)
+            return
+        if pos is not None:
+            where = self.positions.get(hand_id)
+            if where is None:
+                where = self.positions[hand_id] = {}
+            where[ev.event_id] = pos
+        hand = self.open.get(hand_id)
+        if hand is not None:
+            hand[1].append(ev)
+            if type(ev) in _ENDS:
+                self._ended(hand_id, ev.table_id)
+            return
+        hand = self.ready.get(hand_id)
+        if hand is not None:
+            hand[1].append(ev)  # e.g. a dispute before the hand was settled
+            return
+        done = self.completed.get(hand_id)
+        if done is not None:
+            self._late(hand_id, done, ev)
+            return
+        if isinstance(ev, DisputeOpened | DisputeResolved):
+            self._orphan_dispute(ev)
+            return
+        table_id = ev.table_id
+        if self.current.get(table_id) is not None:
+            self._abandon(table_id)
+        self.open[hand_id] = (self.tables.get(table_id), [ev])
+        self.current[table_id] = hand_id
+        self.hands_seen += 1
+        if type(ev) in _ENDS:
+            self._ended(hand_id, table_id)
+
+    def _ended(self, hand_id: str, table_id: str) -> None:
+        self.ready[hand_id] = self.open.pop(hand_id)
+        if self.current.get(table_id) == hand_id:
+            del self.current[table_id]
+        if len(self.ready) >= self.batch:
+            self.flush()
+
+    def _abandon(self, table_id: str) -> None:
+        """The table moved on (another hand started, or it closed): its open hand will
+        not end; settle it as it is (incomplete)."""
+        hand_id = self.current.pop(table_id, None)
+        if hand_id is not None and hand_id in self.open:
+            self.ready[hand_id] = self.open.pop(hand_id)
+
+    # ------------------------------------------------------------------------- output
+
+    def _emit_all(self, findings: Iterable[Finding]) -> None:
+        for f in findings:
+            self._emit(f)
+
+    def _emit(self, f: Finding) -> None:
+        if self.quiet:
+            return
+        self.finding_count += 1
+        if self.keep:
+            self.findings.append(f)
+        if self._on_finding is not None:
+            self._on_finding(f)
+
+    def _emit_dispute(self, record: DisputeRecord, opened_id: str | None) -> None:
+        if self.quiet:
+            return
+        self.disputes[(record.hand_id, record.seat, opened_id or "")] = record
+        if self._on_dispute is not None:
+            self._on_dispute(record)
+
+    def _positioned(self, f: Finding, where: dict[str, Any] | None) -> Finding:
+        if where and f.position is None and f.event_id in where:
+            return replace(f, position=where[f.event_id])
+        return f
+
+    def flush(self) -> None:
+        """Settle the hands that ended (or were abandoned) since the last flush."""
+        if not self.ready:
+            return
+        hands = list(self.ready.items())
+        self.ready.clear()
+        states = []
+        for hand_id, (table, events) in hands:
+            table_id = events[0].table_id
+            state = fast_fold(events, hand_id, table_id, table)
+            if state is None:
+                state = fold(events, HandState.begin(hand_id, table_id, table))
+            states.append(state)
+        positions = self.positions
+        encode = _encoder.encode
+        for (hand_id, (table, events)), state, (_status, findings) in zip(
+                hands, states, audit_hands(states), strict=True):
+            where = positions.pop(hand_id, None) if positions else None
+            for f in findings:
+                self._emit(self._positioned(f, where))
+            if state.disputes:
+                settlement = settle_hand(state)
+                for f in adjustment_findings(settlement):
+                    self._emit(self._positioned(f, where))
+                for record in disputes_of(settlement):
+                    self._emit_dispute(record, record.event_id)
+            self._remember(hand_id, table, encode(events), state)
+
+    def _remember(self, hand_id: str, table: TableContext | None, blob: bytes,
+                  state: HandState) -> None:
+        completed = self.completed
+        completed[hand_id] = (table, blob)
+        if len(completed) > self.remember:
+            completed.popitem(last=False)
+        if self.records and not self.quiet:
+            index = self._settled_index.get(hand_id)
+            if index is None:
+                self._settled_index[hand_id] = len(self.settled)
+                self.settled.append(state)
+            else:
+                self.settled[index] = state
+
+    def _late(self, hand_id: str, done: tuple[TableContext | None, bytes], ev: Event) -> None:
+        """An event of a hand already settled: a dispute, or a game event that should not
+        be there (the fold flags it). The hand is folded again from its events."""
+        table, blob = done
+        events = _hand_decoder.decode(blob)
+        old = fold(events, HandState.begin(hand_id, ev.table_id, table))
+        new = apply(old, ev)
+        if new is old:
+            return
+        events.append(ev)
+        self._remember(hand_id, table, _encoder.encode(events), new)
+        where = self.positions.pop(hand_id, None)
+        for f in new.findings[len(old.findings):]:
+            self._emit(self._positioned(f, where))
+        note = new.disputes[-1] if len(new.disputes) > len(old.disputes) else None
+        if note is None:
+            return
+        settlement = settle_hand(new)
+        if note.adjustment is None:
+            self._emit_dispute(dispute_record(settlement, note), note.event_id)
+            return
+        for f in adjustment_findings(settlement, [note]):
+            self._emit(self._positioned(f, where))
+        opened = _opening(new.disputes[:-1], note)
+        self._emit_dispute(dispute_record(settlement, opened or note, note),
+                           opened.event_id if opened else note.event_id)
+
+    def _orphan_dispute(self, ev: DisputeOpened | DisputeResolved) -> None:
+        if isinstance(ev, DisputeOpened):
+            seat, text, status, adjustment = ev.payload.seat, ev.payload.claim, "open", None
+        else:
+            p = ev.payload
+            seat, text, status, adjustment = p.seat, p.resolution, "resolved", p.adjustment
+        record = DisputeRecord(
+            ev.hand_id or "", ev.table_id, seat, text, status, None, None,
+            f"Hand {ev.hand_id} is not among the audited events (or is too old to be "
+            "remembered); replay it from the log for a verdict.",
+            None, adjustment, ev.event_id, ev.occurred_at)
+        self._emit_dispute(record, ev.event_id)
+
+    # ---------------------------------------------------------------------- the end
+
+    def pending_positions(self) -> list[Any]:
+        """Positions of input not yet fully audited (waiting for its seq, or in a hand
+        that has not been settled): a consumer may commit only below all of them."""
+        out = self.sequencer.waiting_positions()
+        for hand_id in (*self.open, *self.ready):
+            where = self.positions.get(hand_id)
+            if where:
+                out.extend(where.values())
+        return out
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "events": self.sequencer.distinct,
+            "hands": self.hands_seen,
+            "findings": self.finding_count,
+            "rejected_events": len(self.rejected),
+            "duplicates_ignored": self.sequencer.duplicates,
+        }
+
+    def finish(self) -> AuditReport:
+        """End of input: declare remaining gaps, settle every hand (unfinished ones as
+        incomplete) and build the report."""
+        self.sequencer.release_all(self._process)
+        self._emit_all(self.sequencer.findings)
+        self.sequencer.findings.clear()
+        for table_id in list(self.current):
+            self._abandon(table_id)
+        self.ready.update(self.open)
+        self.open.clear()
+        self.flush()
+        hands: list[HandRecord] = []
+        wagers: list[WagerRecord] = []
+        settlements: list[HandSettlement] = []
+        if self.records:
+            for k in range(0, len(self.settled), self.batch):
+                settlements += settle_hands(self.settled[k:k + self.batch])
+            for s in settlements:
+                hands.append(hand_record(s, self.day_start))
+                wagers.extend(wager_records(s, self.day_start))
+        findings = sorted(self.findings, key=Finding.sort_key)
+        return AuditReport(findings, list(self.rejected), hands, wagers,
+                           list(self.disputes.values()), self.summary(), settlements)
+
+
+_ENDS = frozenset((HandEnded, HandVoided))
+_encoder = msgspec.json.Encoder()
+_hand_decoder: msgspec.json.Decoder[list[Event]] = msgspec.json.Decoder(list[Event])
+
+
+def _opening(notes: Iterable[DisputeNote], resolution: DisputeNote) -> DisputeNote | None:
+    """The oldest dispute of the seat still open before ``resolution``."""
+    open_notes: list[DisputeNote] = []
+    for n in notes:
+        if n.seat != resolution.seat:
+            continue
+        if n.adjustment is None:
+            open_notes.append(n)
+        elif open_notes:
+            open_notes.pop(0)
+    return open_notes[0] if open_notes else None
+
+
+def audit(items: Iterable[Any], *, records: bool = True, batch: int = 256,
+          gaming_day_start: int = 6) -> AuditReport:
+    """Audit everything in ``items`` (``Event``/``Rejection``, or ``(position, item)``)."""
+    auditor = Auditor(records=records, batch=batch, gaming_day_start=gaming_day_start)
+    auditor.feed_many(items)
+    return auditor.finish()

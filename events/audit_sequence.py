@@ -1,0 +1,194 @@
+"""Per-table sequence checking, de-duplication and re-ordering of a stream of events.
+
+Every table numbers its events ``seq`` = 0, 1, 2... The :class:`Sequencer` takes events
+in delivery order and hands each table's events on in ``seq`` order:
+
+- a redelivered copy (same ``seq``, same ``event_id``, same content) is ignored and counted;
+- the same ``seq`` with another ``event_id``, or the same ``event_id`` with other content,
+  is a ``sequence_conflict``: the copy received first is kept;
+- an event ahead of the next expected ``seq`` waits (out-of-order delivery) until the gap
+  fills; when it does not (more than ``hold`` events of that table waiting, the end of the
+  stream, or :meth:`Sequencer.release_all` when idle in follow mode), the missing ``seq``
+  numbers are a ``sequence_gap`` and the waiting events go on.
+
+Validation comes first (only decoded, valid events reach it), so a corrupt copy never
+hides the good event with the same id. The ``event_id`` of the last ``window`` ``seq``
+numbers of each table is remembered (ids only: the events themselves are let go once their
+hand is audited); an older ``seq`` seen again is counted as a redelivery.
+
+>>> from events.schemas import decode_event
+>>> def ev(seq, eid):
+...     return decode_event(('{"event_id":"%s","type":"TableClosed","schema_version":1,'
+...         '"table_id":"T1","hand_id":null,"seq":%d,'
+...         '"occurred_at":"2026-11-29T21:03:11Z","payload":{}}' % (eid, seq)).encode())
+>>> s, out = Sequencer(), []
+>>> take = lambda e, pos: out.append(e.seq)
+>>> s.push(ev(1, "b"), None, take); out
+[]
+>>> s.push(ev(0, "a"), None, take); out
+[0, 1]
+>>> s.push(ev(1, "b"), None, take); s.duplicates
+1
+>>> s.push(ev(1, "c"), None, take); s.findings[0].kind
+'sequence_conflict'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
+from events.schemas import Event
+
+Process = Callable[[Event, Any], None]
+Original = Callable[[Event], Event | None]
+
+
+@dataclass
+class _Table:
+    expect: int = 0
+    held: dict[int, tuple[Event, Any]] = field(default_factory=dict)
+    seen: dict[int, str] = field(default_factory=dict)  # seq -> event_id (recent ones)
+
+
+class Sequencer:
+    """Hand each table's events on in ``seq`` order, once each (see the module).
+
+    ``original(event)`` returns the event already received with that ``event_id`` when it
+    is still at hand (its hand is being audited), so a redelivered copy's contents can be
+    compared; without it, or once the original is gone, a copy with the same ``seq`` and
+    ``event_id`` counts as a redelivery.
+    """
+
+    def __init__(self, hold: int = 10_000, window: int = 4096,
+                 original: Original | None = None) -> None:
+        self.hold = hold
+        self.window = window
+        self.original = original
+        self.tables: dict[str, _Table] = {}
+        self.findings: list[Finding] = []
+        self.duplicates = 0
+        self.distinct = 0
+
+    def start_at(self, table_id: str, seq: int) -> None:
+        """Expect ``seq`` next from ``table_id`` (resuming after earlier events)."""
+        self.tables.setdefault(table_id, _Table()).expect = seq
+
+    def take_run(self, table_id: str, events: Sequence[Event]) -> bool:
+        """Take a batch of one table's events in one go when they simply continue its
+        sequence (``seq`` = next expected, +1, +2...) and nothing waits; ``False`` (and
+        nothing taken) otherwise."""
+        t = self.tables.get(table_id)
+        if t is None:
+            t = self.tables[table_id] = _Table()
+        n = len(events)
+        first = t.expect
+        if (t.held or events[0].seq != first or events[-1].seq != first + n - 1
+                or [e.seq for e in events] != list(range(first, first + n))):
+            return False
+        t.seen.update(zip(range(first, first + n), [e.event_id for e in events],
+                          strict=True))
+        t.expect = first + n
+        self.distinct += n
+        if len(t.seen) > 2 * self.window:
+            self._prune(t)
+        return True
+
+    def push(self, ev: Event, position: Any, process: Process) -> None:
+        """Take one event; call ``process(event, position)`` for each event it lets go on,
+        in order (often just this one)."""
+        t = self.tables.get(ev.table_id)
+        if t is None:
+            t = self.tables[ev.table_id] = _Table()
+        seq = ev.seq
+        if seq == t.expect:
+            self.distinct += 1
+            t.seen[seq] = ev.event_id
+            t.expect = seq + 1
+            process(ev, position)
+            if t.held:
+                self._drain(t, process)
+            if len(t.seen) > 2 * self.window:
+                self._prune(t)
+            return
+        if seq < t.expect:
+            prior = t.seen.get(seq)
+            if prior is not None:
+                self._again(ev, prior, None, position)
+            elif seq < t.expect - self.window:
+                self.duplicates += 1  # older than what is remembered: taken as a redelivery
+            else:  # late: a gap finding already declared it missing
+                self.distinct += 1
+                t.seen[seq] = ev.event_id
+                process(ev, position)
+            return
+        waiting = t.held.get(seq)
+        if waiting is not None:
+            self._again(ev, waiting[0].event_id, waiting[0], position)
+            return
+        self.distinct += 1
+        t.held[seq] = (ev, position)
+        if len(t.held) > self.hold:
+            self._skip_gap(ev.table_id, t, process)
+
+    def release_all(self, process: Process) -> None:
+        """Declare every waiting table's missing ``seq`` numbers a gap and let what waits
+        go on (at the end of the stream, or when idle in follow mode)."""
+        for table_id, t in self.tables.items():
+            while t.held:
+                self._skip_gap(table_id, t, process)
+
+    def waiting_positions(self) -> list[Any]:
+        return [pos for t in self.tables.values() for _, pos in t.held.values()]
+
+    def next_seq(self) -> dict[str, int]:
+        return {table_id: t.expect for table_id, t in self.tables.items()}
+
+    # ----------------------------------------------------------------------- internals
+
+    def _again(self, ev: Event, prior_id: str, prior: Event | None, position: Any) -> None:
+        if prior_id == ev.event_id:
+            if prior is None and self.original is not None:
+                prior = self.original(ev)
+            if prior is None or prior == ev:
+                self.duplicates += 1
+            else:
+                self._conflict(ev, position, f"Event {ev.event_id} (table {ev.table_id} seq "
+                               f"{ev.seq}) arrived twice with different contents; the first "
+                               "copy is kept.")
+        else:
+            self._conflict(ev, position, f"Table {ev.table_id} seq {ev.seq}: event "
+                           f"{ev.event_id} conflicts with event {prior_id} received "
+                           "earlier with the same seq; the first is kept.")
+
+    def _conflict(self, ev: Event, position: Any, detail: str) -> None:
+        self.findings.append(Finding(SEQUENCE_CONFLICT, ev.hand_id, ev.table_id, None, None,
+                                     None, None, None, detail, ev.event_id, ev.occurred_at,
+                                     position))
+
+    def _drain(self, t: _Table, process: Process) -> None:
+        held = t.held
+        while t.expect in held:
+            ev, pos = held.pop(t.expect)
+            t.seen[t.expect] = ev.event_id
+            t.expect += 1
+            process(ev, pos)
+
+    def _skip_gap(self, table_id: str, t: _Table, process: Process) -> None:
+        first = min(t.held)
+        missing = first - t.expect
+        span = f"seq {t.expect}" if missing == 1 else f"seq {t.expect} to {first - 1}"
+        ev, pos = t.held[first]
+        self.findings.append(Finding(
+            SEQUENCE_GAP, None, table_id, None, None, None, None, None,
+            f"Table {table_id}: {span} never arrived ({missing} event"
+            f"{'' if missing == 1 else 's'} lost before seq {first}).", ev.event_id,
+            ev.occurred_at, pos))
+        t.expect = first
+        self._drain(t, process)
+
+    def _prune(self, t: _Table) -> None:
+        floor = t.expect - self.window
+        t.seen = {s: i for s, i in t.seen.items() if s >= floor}
