@@ -31,7 +31,7 @@ import hmac
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
@@ -98,17 +98,31 @@ def needs_scrub(data: bytes) -> bool:
     return any(marker in data for marker in _MARKERS)
 
 
-def scrub(data: bytes, env: Mapping[str, str] | None = None) -> bytes:
+def scrub(
+    data: bytes, env: Mapping[str, str] | None = None, *, without_key: str = "raise"
+) -> bytes:
     """One event's JSON with every player identifier replaced by its pseudonym.
 
     The bytes come back unchanged (the same object) when the event carries no identifier,
-    or only pseudonyms; that is the common case and costs one substring search. Invalid
-    JSON is returned unchanged: the decoder rejects it, and a rejected line is kept only
-    in the dead-letter store. Raises :class:`PseudonymKeyMissing` when an identifier must
-    be pseudonymized and no key is set.
+    or only pseudonyms; that is the common case and costs one substring search. In invalid
+    JSON (which the decoder rejects into the dead-letter store) the string values that
+    follow ``"player_ref":`` or sit in a ``"player_refs": {...}`` object are replaced in
+    place, so a broken line keeps no identifier either.
+
+    With no key set, ``without_key="raise"`` raises :class:`PseudonymKeyMissing`;
+    ``"drop"`` removes the identifiers instead (the event itself is kept: a pipeline must
+    not lose a bet because a key is missing, nor store the player in clear).
     """
     if not needs_scrub(data):
         return data
+    if without_key not in ("raise", "drop"):
+        raise ValueError(f"without_key is raise or drop, not {without_key!r}")
+    try:
+        _key(env)
+    except PseudonymKeyMissing:
+        if without_key == "raise":
+            raise
+        return _drop_refs(data)
     try:
         event = msgspec.json.decode(data)
     except msgspec.DecodeError:
@@ -123,15 +137,35 @@ def scrub(data: bytes, env: Mapping[str, str] | None = None) -> bytes:
     return msgspec.json.encode(event)
 
 
+def _drop_refs(data: bytes) -> bytes:
+    try:
+        event = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return _scrub_text(data, None, replace=lambda _: "***")
+    if not isinstance(event, dict) or not isinstance(event.get("payload"), dict):
+        return data
+    payload = {k: v for k, v in event["payload"].items()
+               if k not in ("player_ref", "player_refs")}
+    if payload == event["payload"]:
+        return data
+    event["payload"] = payload
+    return msgspec.json.encode(event)
+
+
 _REF_TEXT = re.compile(rb'("player_ref"\s*:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
 _REFS_TEXT = re.compile(rb'("player_refs"\s*:\s*)\{([^{}]*)\}?')
 _REFS_VALUE = re.compile(rb'(:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
 
 
-def _scrub_text(data: bytes, env: Mapping[str, str] | None) -> bytes:
+def _scrub_text(
+    data: bytes, env: Mapping[str, str] | None,
+    replace: Callable[[str], str] | None = None,
+) -> bytes:
+    swap = replace or (lambda raw: pseudonymize(raw, env))
+
     def one(m: re.Match[bytes]) -> bytes:
         raw = m.group(2).decode("utf-8", "replace")
-        return m.group(1) + b'"' + pseudonymize(raw, env).encode() + b'"'
+        return m.group(1) + b'"' + swap(raw).encode() + b'"'
 
     def many(m: re.Match[bytes]) -> bytes:
         return m.group(1) + b"{" + _REFS_VALUE.sub(one, m.group(2)) + b"}"

@@ -41,6 +41,7 @@ import msgspec
 
 from events.codec import Rejection, decode_line
 from events.logs.sqlite import SqliteLog
+from events.privacy import PseudonymKeyMissing, pseudonymize_payload
 from events.schemas import SCHEMA_VERSION, Event, encode_event
 
 
@@ -142,6 +143,11 @@ class TablePublisher:
         draft.setdefault("schema_version", SCHEMA_VERSION)
         draft.setdefault("hand_id", None)
         draft.setdefault("payload", {})
+        if isinstance(draft["payload"], dict):  # a player is stored only as a pseudonym
+            try:
+                draft["payload"] = pseudonymize_payload(draft["payload"])
+            except PseudonymKeyMissing as exc:
+                raise PublishError(str(exc)) from exc
         return draft
 
     def close(self) -> None:

@@ -41,6 +41,7 @@ from events.logs.base import (
     sleep_unless,
 )
 from events.logs.sequence import SequenceTracker
+from events.privacy import needs_scrub, scrub
 
 
 class _Ids(msgspec.Struct, frozen=True):
@@ -182,6 +183,9 @@ class Forwarder:
 
     def _handle(self, batch: list[Record]) -> None:
         report = self.report
+        # players only as pseudonyms (no key: the identifier is dropped, the event kept)
+        batch = [r._replace(value=scrub(r.value, without_key="drop"))
+                 if needs_scrub(r.value) else r for r in batch]
         decoded = decode_records([(self.source.where(r), r.value) for r in batch])
         records: list[tuple[str, bytes]] = []
         ids: list[str | None] = []

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import importlib
 import json
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -117,3 +118,76 @@ def test_contract_accepts_player_refs_and_checks_them() -> None:
     committed = msgspec.json.decode(
         (corpus.CORPUS_DIR.parents[2] / "events" / "event-contract.schema.json").read_bytes())
     assert committed == json.loads(schema)
+
+
+def _bytes_on_disk(directory: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file())
+
+
+def test_publisher_stores_only_pseudonyms(tmp_path: Path, key: str) -> None:
+    from events.publisher import TablePublisher
+
+    stream = corpus.table("pub").events
+    bets = [{**e, "payload": {**e["payload"], "player_ref": CLEAR}} if e["type"] == "BetPlaced"
+            else e for e in stream]
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    with TablePublisher(outbox / "outbox.db") as pub:
+        stored = pub.publish_many(bets)
+    refs = {e.payload.player_ref for e in stored if type(e).__name__ == "BetPlaced"}
+    assert refs == {privacy.pseudonymize(CLEAR)}
+    assert CLEAR.encode() not in _bytes_on_disk(outbox)
+
+
+def test_publisher_without_a_key_refuses_the_identifier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from events.publisher import PublishError, TablePublisher
+
+    monkeypatch.delenv(privacy.KEY_ENV, raising=False)
+    stream = corpus.table("pub").events
+    with TablePublisher(tmp_path / "outbox.db") as pub:
+        pub.publish_many(stream[:2])
+        with pytest.raises(PublishError, match="UTH_PSEUDONYM_KEY"):
+            pub.publish({**stream[2], "payload": {**stream[2]["payload"], "player_ref": CLEAR}})
+        assert pub.next_seq(stream[0]["table_id"]) == 2  # nothing of it stored
+    assert CLEAR.encode() not in (tmp_path / "outbox.db").read_bytes()
+
+
+@pytest.mark.parametrize("with_key", [True, False])
+def test_ingest_stores_only_pseudonyms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_key: bool
+) -> None:
+    """Identifiers arriving in a file: pseudonymized on the way into the log (or, with no
+    key configured, dropped); every event still stored; a broken line's copy in the
+    dead-letter store holds no identifier either."""
+    from tests.reliability.helpers import uth, uth_env
+
+    stream = corpus.table("ing").events
+    lines = [corpus.encode({**e, "payload": {**e["payload"], "player_ref": CLEAR}})
+             if e["type"] == "BetPlaced" else corpus.encode(e) for e in stream]
+    broken = lines[3][: lines[3].index(b"LOYALTY") + 10]  # a torn line with part of it
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b"\n".join([*lines, broken]) + b"\n")
+    store = tmp_path / "store"
+    store.mkdir()
+    env = uth_env(**({privacy.KEY_ENV: KEY} if with_key else {}))
+    if not with_key:
+        env.pop(privacy.KEY_ENV, None)
+    done = uth("ingest", "--source", str(source), "--sink", f"sqlite:///{store / 'log.db'}",
+               "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["written"] == len(stream) and report["rejected"] == 1
+    assert b"LOYALTY" not in _bytes_on_disk(store)
+    with open_log_url(f"sqlite:///{store / 'log.db'}") as log:
+        events = [decode_line(r.value, 1) for b in log.read() for r in b]
+    refs = {e.payload.player_ref for e in events if type(e).__name__ == "BetPlaced"}
+    monkeypatch.setenv(privacy.KEY_ENV, KEY)
+    assert refs == ({privacy.pseudonymize(CLEAR)} if with_key else {None})
+
+
+def open_log_url(url: str):  # type: ignore[no-untyped-def]
+    from events.logs import open_log
+
+    return open_log(url)
