@@ -42,6 +42,8 @@ CARD_INDEX = {c: i for i, c in enumerate(DECK)}
 SPOT_ORDER = ("ante", "blind", "play", "trips")
 HAND_WORDS = ("high card only", "a pair", "two pair", "three of a kind", "a straight",
               "a flush", "a full house", "four of a kind", "a straight flush", "a royal flush")
+HAND_NOUNS = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
+              "full house", "four of a kind", "straight flush", "royal flush")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,20 +119,18 @@ def reason(ruleset: Ruleset | None, spot: str, outcome: str | None, folded: bool
     if cmp == 0:
         return "the player ties the dealer"
     qualifies = d_cat is not None and d_cat >= QUALIFYING_CATEGORY
-    dealer = HAND_WORDS[d_cat] if d_cat is not None else "an unknown hand"
+    dealer = HAND_NOUNS[d_cat] if d_cat is not None else "unknown hand"
     if spot == "ante" and not qualifies:
         return f"the dealer does not qualify ({dealer})"
     if cmp < 0:
-        return f"the dealer's {dealer.removeprefix('a ')} beats the player's " \
-               f"{HAND_WORDS[p_cat].removeprefix('a ')}"
+        return f"the dealer's {dealer} beats the player's {HAND_NOUNS[p_cat]}"
     if spot == "blind":
         odds = ruleset.blind_odds(p_cat) if ruleset is not None else None
         if p_cat < BLIND_MIN_CATEGORY or odds is None:
             return f"the player wins with {HAND_WORDS[p_cat]}; below a straight the blind pushes"
         return f"the player wins with {HAND_WORDS[p_cat]}, which pays {odds_text(odds)} " \
                "on the blind"
-    return f"the player's {HAND_WORDS[p_cat].removeprefix('a ')} beats the dealer's " \
-           f"{dealer.removeprefix('a ')}"
+    return f"the player's {HAND_NOUNS[p_cat]} beats the dealer's {dealer}"
 
 
 def outcome_words(outcome: str | None, amount: int | None) -> str:

@@ -21,7 +21,7 @@ from events.audit_settle import HandSettlement, WagerCheck, outcome_words, reaso
 from events.cards import glyph
 from events.replay import TableContext, replay, visible
 from events.rules import money
-from events.schemas import Event, encode_event
+from events.schemas import Event, TableOpened, encode_event
 
 DOCUMENT = "uth-hand-evidence"
 VERSION = 1
@@ -150,9 +150,14 @@ def _verdict(s: HandSettlement | None, findings: Sequence[Finding], n: int) -> s
 
 def evidence(hand_events: Iterable[Event], table: TableContext | None = None,
              at: int | None = None) -> dict[str, Any]:
-    """The evidence document of one hand (its events, optionally with the table's
-    ``TableOpened`` first). ``at`` stops the replay after that many events."""
+    """The evidence document of one hand: its events in order, optionally after the
+    table's ``TableOpened`` (its rules and limits; not a step of the hand). ``at`` stops
+    the replay after that many events of the hand."""
     events = list(hand_events)
+    opened = [e for e in events if isinstance(e, TableOpened)]
+    if opened and table is None:
+        table = TableContext.opened(opened[-1])
+    events = [e for e in events if not isinstance(e, TableOpened)]
     rep = replay(events, table)
     n = len(events) if at is None else max(0, min(at, len(events)))
     state = rep.at(n)
@@ -172,6 +177,7 @@ def evidence(hand_events: Iterable[Event], table: TableContext | None = None,
     t = state.table
     raw = [msgspec.json.decode(encode_event(e)) for e in events]
     digest = hashlib.sha256(b"\n".join(encode_event(e) for e in events)).hexdigest()
+    table_opened = msgspec.json.decode(encode_event(opened[-1])) if opened else None
     dealer_cards = list(state.dealer or state.dealer_revealed)
     doc: dict[str, Any] = {
         "document": DOCUMENT, "version": VERSION,
@@ -204,6 +210,7 @@ def evidence(hand_events: Iterable[Event], table: TableContext | None = None,
                     ("public", *(f"seat:{s}" for s in sorted(state.hole)), "surveillance")},
         "steps": steps,
         "events_sha256": digest,
+        "table_opened": table_opened,
         "events": raw,
     }
     return doc
@@ -251,4 +258,14 @@ def render(doc: dict[str, Any]) -> str:
     lines += ["", f"Verdict: {doc['verdict']}"]
     for f in doc["findings"]:
         lines.append(f"  - {f['kind']}: {f['detail']}")
+    return "\n".join(lines) + "\n"
+
+
+def visible_text(doc: dict[str, Any]) -> str:
+    """What each party could see at the document's point in time."""
+    lines = [f"\nWhat each party could see after event {doc['at']}:"]
+    for party, view in doc["visible"].items():
+        hole = "; ".join(f"seat {s}: {glyphs(c)}" for s, c in sorted(view["hole"].items()))
+        lines.append(f"  {party:<13} board {glyphs(view['community']) or '-'} | dealer "
+                     f"{glyphs(view['dealer']) or '-'} | {hole or 'no hole cards'}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,225 @@
+"""``uth audit``: rebuild every hand from its events and prove each payout right or wrong.
+
+    uth audit --source floor.jsonl                 # summary and a table of findings
+    uth audit --source sqlite:///floor.db --json   # JSON Lines, summary last
+    uth audit --follow --source kafka://broker:9092
+
+Without ``--follow`` everything in the source is audited (a Kafka topic from its start to
+its current end). ``--json`` writes one object per finding (``kind``, ``hand_id``,
+``table_id``, ``dealer_id``, ``seat``, ``spot``, ``expected``, ``recorded``, ``detail``, and
+its ``finding_id``), one per rejected input line (``"kind": "rejected"``, ``reason``,
+``position``) and last ``{"summary": {...}}``.
+
+``--follow`` runs as the consumer ``uth-auditor`` (on Kafka, a member of that consumer
+group; start more for more throughput), publishes findings to ``uth.audit-findings`` (key
+= hand_id; on other logs they are printed only), commits its position only once they are
+acknowledged, and resumes after a crash without losing a finding; one repeated after a
+crash has the same ``finding_id``. SIGTERM/SIGINT: the batch is finished and committed,
+exit 0.
+
+Exit status: 0 when the audit ran (whatever it found), 2 when the source cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+BATCH = 2000
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("audit", help="audit every hand of a log: mispays and rule breaches",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--source", required=True,
+                   help="file.jsonl, sqlite:///log.db or kafka://host:port[/topic]")
+    p.add_argument("--json", action="store_true", help="JSON Lines output, summary last")
+    p.add_argument("--follow", action="store_true",
+                   help="keep auditing new events as consumer uth-auditor (until SIGTERM)")
+    p.add_argument("--consumer", default="uth-auditor", help="consumer name (with --follow)")
+    p.add_argument("--findings-topic", default="uth.audit-findings",
+                   help="Kafka topic the findings are published to (with --follow)")
+    p.add_argument("--batch", type=int, default=BATCH, help="records per batch")
+    p.set_defaults(func=run)
+
+
+def read_batches(source: str, batch: int = BATCH) -> Iterator[list[tuple[Any, bytes]]]:
+    """The source's records in batches of ``(position, raw bytes)``: a JSON Lines file is
+    read in large blocks (position = line number); any other log through ``open_log``."""
+    path = _jsonl_path(source)
+    if path is not None:
+        yield from _file_batches(path, batch)
+        return
+    from events.logs import open_log
+
+    with open_log(source, create=False) as log:
+        where = log.where
+        for records in log.read(max_batch=batch):
+            yield [(where(r), r.value) for r in records]
+
+
+def _jsonl_path(source: str) -> Path | None:
+    if "://" in source and not source.startswith("file://"):
+        return None
+    if source.startswith(("sqlite:", "kafka:", "jsonl:")) or source == "-":
+        return None
+    return Path(source.removeprefix("file://"))
+
+
+def _file_batches(path: Path, batch: int) -> Iterator[list[tuple[Any, bytes]]]:
+    number = 0
+    rest = b""
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()
+            for k in range(0, len(lines), batch):
+                chunk = lines[k:k + batch]
+                yield list(zip(range(number + 1, number + 1 + len(chunk)),
+                               [c.rstrip(b"\r") for c in chunk], strict=True))
+                number += len(chunk)
+    if rest.strip():
+        yield [(number + 1, rest.rstrip(b"\r"))]
+
+
+def audit_source(source: str, *, records: bool = False, batch: int = BATCH) -> Any:
+    """Audit everything in ``source``; the ``AuditReport``."""
+    from events.audit import Auditor
+    from events.codec import decode_records
+
+    auditor = Auditor(records=records)
+    for chunk in read_batches(source, batch):
+        items = decode_records(chunk)
+        auditor.feed_many(zip([p for p, _ in chunk], items, strict=True))
+    return auditor.finish()
+
+
+def run(args: argparse.Namespace) -> int:
+    from events.logs import LogError
+
+    try:
+        if args.follow:
+            return _follow(args)
+        report = audit_source(args.source, batch=args.batch)
+    except (LogError, OSError) as exc:
+        print(f"uth audit: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        write_json(report, sys.stdout)
+    else:
+        write_text(report, sys.stdout)
+    return 0
+
+
+def write_json(report: Any, out: IO[str]) -> None:
+    for f in report.findings:
+        out.write(json.dumps(f.to_json()) + "\n")
+    for r in report.rejected:
+        out.write(json.dumps({"kind": "rejected", "reason": r.reason, "position": r.position,
+                              "code": r.code, "event_id": r.event_id,
+                              "table_id": r.table_id}) + "\n")
+    out.write(json.dumps({"summary": report.summary}) + "\n")
+
+
+def _money(cents: int | None) -> str:
+    if cents is None:
+        return "-"
+    from events.rules import money
+
+    return money(cents)
+
+
+def write_text(report: Any, out: IO[str]) -> None:
+    s = report.summary
+    out.write(f"Audited {s['events']:,} events in {s['hands']:,} hands: {s['findings']:,} "
+              f"finding{'s' if s['findings'] != 1 else ''}, {s['rejected_events']:,} rejected "
+              f"input line{'s' if s['rejected_events'] != 1 else ''}, "
+              f"{s['duplicates_ignored']:,} redelivered event"
+              f"{'s' if s['duplicates_ignored'] != 1 else ''} ignored.\n")
+    if report.findings:
+        counts: dict[str, int] = {}
+        for f in report.findings:
+            counts[f.kind] = counts.get(f.kind, 0) + 1
+        out.write("By kind: " + ", ".join(f"{k} {n:,}" for k, n in sorted(
+            counts.items(), key=lambda kv: -kv[1])) + "\n\n")
+        header = (f"{'kind':<18} {'table':<8} {'hand':<16} {'dealer':<8} {'seat':>4} "
+                  f"{'spot':<6} {'expected':>10} {'recorded':>10}  detail")
+        out.write(header + "\n" + "-" * len(header) + "\n")
+        for f in report.findings:
+            out.write(f"{f.kind:<18} {f.table_id or '-':<8} {f.hand_id or '-':<16} "
+                      f"{f.dealer_id or '-':<8} {f.seat if f.seat is not None else '-':>4} "
+                      f"{f.spot or '-':<6} {_money(f.expected):>10} {_money(f.recorded):>10}"
+                      f"  {f.detail}\n")
+    if report.disputes:
+        out.write("\nDisputes:\n")
+        for d in report.disputes:
+            out.write(f"  hand {d.hand_id} seat {d.seat} ({d.status}): {d.claim}\n"
+                      f"    verdict: {d.verdict}\n")
+    if report.rejected:
+        out.write("\nRejected input:\n")
+        for r in report.rejected:
+            out.write(f"  {r}\n")
+
+
+def _follow(args: argparse.Namespace) -> int:
+    from events.audit_follow import FollowAuditor
+    from events.logs import open_log
+
+    stopping = {"now": False}
+
+    def handler(signum: int, frame: object) -> None:
+        stopping["now"] = True
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    log = open_log(args.source, create=False)
+    sink = _findings_sink(args, log)
+
+    def show(key: str, message: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(message), flush=True)
+        elif message.get("kind") == "dispute":
+            print(f"dispute {message['hand_id']} seat {message['seat']} "
+                  f"({message['status']}): {message['verdict']}", flush=True)
+        else:
+            print(f"{message.get('kind')} {key}: {message.get('detail') or message.get('reason')}",
+                  flush=True)
+
+    with log:
+        follower = FollowAuditor(log, sink, consumer=args.consumer, batch=args.batch,
+                                 stop=lambda: stopping["now"], on_message=show)
+        summary = follower.run()
+    if args.json:
+        print(json.dumps({"summary": summary}), flush=True)
+    else:
+        print(f"stopped: {summary}", file=sys.stderr)
+    return 0
+
+
+def _findings_sink(args: argparse.Namespace, log: Any) -> Any:
+    """Where findings go: the Kafka topic on the source's cluster, else nowhere more than
+    the standard output."""
+    from events.logs.kafka import KafkaLog
+
+    if isinstance(log, KafkaLog):
+        servers = ",".join(log.target.servers)
+        findings = KafkaLog(f"kafka://{servers}/{args.findings_topic}?partitions="
+                            f"{log.target.partitions}")
+
+        def publish(messages: list[tuple[str, bytes]]) -> None:
+            findings.append(messages)
+
+        return publish
+
+    def nowhere(messages: list[tuple[str, bytes]]) -> None:
+        sys.stdout.flush()
+
+    return nowhere
