@@ -1,0 +1,138 @@
+"""The auditor under faults, through its command line (``uth audit``):
+
+- the whole bad-input corpus in one file: ``--json`` reports every rejected line with its
+  reason and position, every rule-breaking hand, and a summary that accounts for all lines;
+- ``uth audit --follow`` on Kafka killed with SIGKILL in the middle of a batch and started
+  again: every finding on ``uth.audit-findings`` exactly once; then SIGTERM: exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from events.audit import audit
+from events.codec import decode_many
+from events.logs import open_log
+from tests.reliability import corpus
+from tests.reliability.helpers import floor, terminate, uth, uth_process, wait_until
+
+FINDINGS_TOPIC = "uth.audit-findings"
+MANIFEST: dict[str, Any] = json.loads((corpus.CORPUS_DIR / corpus.MANIFEST).read_text())
+
+
+@cache
+def _has_audit_command() -> bool:
+    return uth("audit", "--help").returncode == 0
+
+
+def _needs_audit() -> None:
+    if not _has_audit_command():
+        pytest.skip("`uth audit` is not there yet (helper audit)")
+
+
+def _corpus_lines() -> list[bytes]:
+    out: list[bytes] = []
+    for entry in MANIFEST["classes"]:
+        out += (corpus.CORPUS_DIR / entry["file"]).read_bytes().split(b"\n")[:-1]
+    return out
+
+
+def test_audit_json_over_the_whole_corpus(tmp_path: Path, ledger: Any) -> None:
+    _needs_audit()
+    lines = _corpus_lines()
+    source = tmp_path / "corpus.jsonl"
+    source.write_bytes(b"".join(line + b"\n" for line in lines))
+    done = uth("audit", "--source", str(source), "--json", timeout=120)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    objects = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    summary = objects[-1]["summary"]
+    rejected = [o for o in objects[:-1] if o.get("kind") == "rejected"]
+    findings = [o for o in objects[:-1] if o.get("kind") != "rejected"]
+    bad = sum(len(c["bad_lines"]) for c in MANIFEST["classes"])
+    valid = sum(c["valid_events"] for c in MANIFEST["classes"])
+    assert len(rejected) == summary["rejected_events"] == bad
+    assert all(o.get("reason") for o in rejected)
+    assert summary["events"] == valid
+    assert summary["events"] + summary["rejected_events"] + summary["duplicates_ignored"] == \
+        len(lines)
+    for f in findings:
+        assert set(f) >= {"kind", "hand_id", "table_id", "dealer_id", "seat", "spot",
+                          "expected", "recorded", "detail"}
+    flagged = {f["hand_id"] for f in findings}
+    assert flagged == {c["flagged_hand"] for c in MANIFEST["classes"] if c["stage"] == "audit"}
+    expected = audit(decode_many(lines))
+    assert Counter(f["kind"] for f in findings) == Counter(f.kind for f in expected.findings)
+    ledger.record("bad-input", "all classes at once [uth audit --json]", sent=len(lines),
+                  processed=summary["events"], rejected=summary["rejected_events"],
+                  flagged=len(findings))
+
+
+def _published(bootstrap: str, tables: set[str]) -> list[dict[str, Any]]:
+    """Findings on the findings topic that belong to ``tables`` (the broker is shared)."""
+    try:
+        with open_log(f"kafka://{bootstrap}/{FINDINGS_TOPIC}") as log:
+            values = [r.value for b in log.read() for r in b]
+    except Exception:
+        return []
+    out = []
+    for v in values:
+        try:
+            obj = json.loads(v)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("table_id") in tables:
+            out.append(obj)
+    return out
+
+
+def _identity(f: dict[str, Any]) -> tuple[Any, ...]:
+    return (f.get("kind"), f.get("hand_id"), f.get("table_id"), f.get("seat"), f.get("spot"),
+            f.get("expected"), f.get("recorded"), f.get("detail"))
+
+
+@pytest.mark.kafka
+def test_fault_sigkill_audit_follow_then_restart(
+    tmp_path: Path, kafka_broker: str, ledger: Any
+) -> None:
+    _needs_audit()
+    tag = f"af{int(time.time() * 1000) % 10**8}"
+    clean = [corpus.encode(e) for e in floor(12, tag)]
+    broken = [line.replace(b'"T-', b'"T-' + tag.encode() + b"-") for line in _corpus_lines()]
+    lines = clean[: len(clean) // 2] + broken + clean[len(clean) // 2:]
+    expected = audit(decode_many(lines))
+    tables = {f.table_id for f in expected.findings} | {f"T-{tag}{i}" for i in range(12)}
+    want = sorted(map(_identity, (f.to_json() for f in expected.findings)), key=repr)
+    assert len(want) >= 8
+    topic = f"kafka://{kafka_broker}/reliability.{tag}"
+    half = len(lines) // 2
+    with open_log(topic) as log:
+        log.append([("", v) for v in lines[:half]])
+        killed = False
+        with uth_process("audit", "--follow", "--source", topic, stdout=tmp_path / "a.out",
+                         stderr=tmp_path / "a.err") as proc:
+            wait_until(lambda: _published(kafka_broker, tables), 120,
+                       "the first findings published", step=0.5, proc=proc)
+            log.append([("", v) for v in lines[half:]])
+            time.sleep(0.3)  # mid-way through the second half
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+                killed = True
+        assert killed
+        with uth_process("audit", "--follow", "--source", topic, stdout=tmp_path / "b.out",
+                         stderr=tmp_path / "b.err") as proc:
+            wait_until(lambda: len(_published(kafka_broker, tables)) >= len(want), 180,
+                       "every finding published after the restart", step=0.5, proc=proc)
+            assert terminate(proc) == 0, (tmp_path / "b.err").read_text()[-2000:]
+    got = sorted(map(_identity, _published(kafka_broker, tables)), key=repr)
+    assert got == want, "findings lost or repeated across the crash"
+    ledger.record("fault", "SIGKILL uth audit --follow, restart", sent=len(lines),
+                  processed=expected.summary["events"],
+                  rejected=expected.summary["rejected_events"], flagged=len(got))
