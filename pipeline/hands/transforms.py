@@ -104,9 +104,10 @@ def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[t
         con.execute("CREATE OR REPLACE TEMP TABLE chunk AS SELECT DISTINCT hand_id FROM chunk_ids")
     finally:
         con.unregister("chunk_ids")
-    rows = con.execute(FEED_SQL).fetchall()
+    table = con.sql(FEED_SQL).to_arrow_table()
     con.execute("DROP TABLE IF EXISTS chunk")
-    return rows
+    return list(zip(table.column("position").to_pylist(), table.column("json").to_pylist(),
+                    strict=True))
 
 
 def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> HandRows:
