@@ -174,8 +174,9 @@ def _closing(state: HandState) -> tuple[str, list[Finding], bool]:
                                        seat=seat))
     ok = True
     if state.ruleset is None:
-        why = (state.table.ruleset_error if state.table is not None and
-               state.table.ruleset_error else "no TableOpened was received for the table")
+        table = state.table
+        why = (f"the ruleset {table.ruleset_name!r} of the table is not known" if table
+               else "no TableOpened was received for the table, so its rules are unknown")
         found.append(state.finding(UNKNOWN_RULESET, f"The hand cannot be settled: {why}."))
         ok = False
     missing = []

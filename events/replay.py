@@ -300,11 +300,13 @@ def _cards_dealt(state: HandState, ev: CardsDealt) -> HandState:
             return _flag(state, state.finding(
                 ILLEGAL_ACTION, f"Seat {seat_no} was dealt cards a second time; a seat gets "
                 "two cards once.", ev, seat_no))
-        try:
-            _verify_in_hand(state.seat(seat_no))
-        except RuleViolation as exc:
-            found.append(state.finding(exc.kind, f"{exc} It was dealt cards anyway.", ev,
-                                       seat_no))
+        seat = state.seat(seat_no)
+        if not (seat.ante and seat.blind):  # unequal ones were flagged when bet
+            try:
+                _verify_in_hand(seat)
+            except RuleViolation as exc:
+                found.append(state.finding(exc.kind, f"{exc} It was dealt cards anyway.", ev,
+                                           seat_no))
     elif target == "community":
         holder = "the board"
         if state.community:
