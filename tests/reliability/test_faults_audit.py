@@ -37,9 +37,12 @@ def _needs_audit() -> None:
         pytest.skip("`uth audit` is not there yet (helper audit)")
 
 
-def _corpus_lines() -> list[bytes]:
+def _corpus_lines(audit_first: bool = False) -> list[bytes]:
     out: list[bytes] = []
-    for entry in MANIFEST["classes"]:
+    classes = MANIFEST["classes"]
+    if audit_first:  # the rule-breaking hands (findings) before the rejected lines
+        classes = sorted(classes, key=lambda c: c["stage"] != "audit")
+    for entry in classes:
         out += (corpus.CORPUS_DIR / entry["file"]).read_bytes().split(b"\n")[:-1]
     return out
 
@@ -104,7 +107,7 @@ def test_fault_sigkill_audit_follow_then_restart(
     _needs_audit()
     tag = f"af{int(time.time() * 1000) % 10**8}"
     clean = [corpus.encode(e) for e in floor(12, tag)]
-    broken = [line.replace(b'"T-', b'"T-' + tag.encode() + b"-") for line in _corpus_lines()]
+    broken = [line.replace(b'"T-', b'"T-' + tag.encode() + b"-") for line in _corpus_lines(audit_first=True)]
     lines = clean[: len(clean) // 2] + broken + clean[len(clean) // 2:]
     expected = audit(decode_many(lines))
     tables = {f.table_id for f in expected.findings} | {f"T-{tag}{i}" for i in range(12)}
