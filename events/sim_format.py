@@ -1,9 +1,9 @@
 """Fast, canonical JSON for simulated events: the bytes ``events.schemas.encode_event``
 writes for the same event, built from NumPy columns without one Python operation per event.
 
-A batch of events is a ``uint8`` matrix, one row per event: the line's bytes and a newline,
-with NUL bytes wherever a field is shorter than its column (numbers are right-aligned in
-their column). :func:`squeeze` drops every NUL at once, leaving the JSON Lines text.
+A batch of events is first a ``uint8`` matrix, one row per event: the line's bytes and a
+newline, with NUL bytes wherever a field is shorter than its column (numbers right-aligned
+in theirs). :func:`squeeze` drops every NUL at once and splits the lines.
 
 Event ids are version-4 UUIDs: a random prefix per table from the seeded generator, then
 48 bits counting the table's events from a random offset, so they are unique, the same for
@@ -19,7 +19,7 @@ time.
 >>> ids.tails(np.array([0, 1])).tolist() == [ids.make(0)[-12:], ids.make(1)[-12:]]
 True
 >>> squeeze(hstack(3, b"[", digits(np.array([7, -120, 0])), b"]\\n"))
-b'[7]\\n[-120]\\n[0]\\n'
+[b'[7]', b'[-120]', b'[0]']
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import numpy.typing as npt
 from events.cards import DECK
 
 CARD_JSON: tuple[bytes, ...] = tuple(f'"{c}"'.encode() for c in DECK)
-_TS_TEMPLATE = np.frombuffer(b"0000-00-00T00:00:00.000Z", dtype=np.uint8)
 _DIGITS2 = np.array([list(f"{i:02d}".encode()) for i in range(100)], dtype=np.uint8)
 _DIGITS3 = np.array([list(f"{i:03d}".encode()) for i in range(1000)], dtype=np.uint8)
 _ID_MASK = (1 << 48) - 1
@@ -45,23 +44,41 @@ _P10 = 10 ** np.arange(19, dtype=np.int64)
 CARD_M = np.frombuffer(b"".join(CARD_JSON), dtype=np.uint8).reshape(52, 4)
 
 
+def _as_u32(words: list[bytes]) -> npt.NDArray[np.uint32]:
+    return np.frombuffer(b"".join(words), dtype=np.uint32)
+
+
+# four-digit groups as 4-byte words: all digits, leading zeros as NUL, and with a sign
+_D4 = _as_u32([b"%04d" % i for i in range(10_000)])
+_D4_LEAD = _as_u32([(b"%d" % i).rjust(4, b"\0") for i in range(10_000)])
+_D4_NEG = _as_u32([(b"-%d" % i).rjust(4, b"\0")[-4:] for i in range(10_000)])
+_SIGN = _as_u32([b"\0\0\0-"])[0]
+
+
 def digits(values: npt.ArrayLike) -> U8:
-    """Decimal integers as an (n, w) matrix: right-aligned, NUL-padded, ``-`` when negative."""
+    """Decimal integers as an (n, w) matrix: right-aligned, NUL-padded, ``-`` when
+    negative (four-digit groups looked up as 4-byte words)."""
     v = np.asarray(values, dtype=np.int64).ravel()
-    if v.size == 0:
-        return np.zeros((0, 1), dtype=np.uint8)
+    n = len(v)
+    if n == 0:
+        return np.zeros((0, 4), dtype=np.uint8)
     neg = v < 0
     m = np.abs(v)
     nd = np.maximum(np.searchsorted(_P10, m, side="right"), 1)
-    width = int(nd.max()) + int(neg.any())
-    out = np.zeros((len(v), width), dtype=np.uint8)
-    for k in range(width):  # k-th column from the right
-        col = np.where(k < nd, m % 10 + 48, 0)
-        if neg.any():
-            col = np.where(neg & (k == nd), 45, col)
-        out[:, width - 1 - k] = col
-        m = m // 10
-    return out
+    top = (nd - 1) // 4  # the group holding the first digit, counted from the right
+    sign_apart = neg & (nd % 4 == 0)  # a minus that needs a group of its own
+    groups = int(top.max()) + 1 + int(sign_apart.any())
+    out = np.zeros((n, groups), dtype=np.uint32)
+    lead = np.where(neg, _D4_NEG[m % 10_000], _D4_LEAD[m % 10_000])
+    for g in range(groups):
+        word = np.where(g < top, _D4[m % 10_000], np.where(g == top, lead, 0))
+        if sign_apart.any():
+            word = np.where(sign_apart & (g == top + 1), _SIGN, word)
+        out[:, groups - 1 - g] = word
+        m = m // 10_000
+        if g + 1 < groups:
+            lead = np.where(neg, _D4_NEG[m % 10_000], _D4_LEAD[m % 10_000])
+    return out.view(np.uint8).reshape(n, 4 * groups)
 
 
 def fixed(values: list[bytes]) -> U8:
@@ -81,36 +98,34 @@ Field = bytes | U8
 
 
 def width_of(fields: tuple[Field, ...] | list[Field]) -> int:
+    """Bytes that :func:`place` takes for these fields."""
     return sum(len(f) if isinstance(f, bytes) else f.shape[1] for f in fields)
 
 
 def place(out: U8, rows: npt.NDArray[np.int64] | slice, pos: int,
           fields: tuple[Field, ...] | list[Field]) -> int:
-    """Write ``fields`` side by side into ``out[rows]`` from column ``pos``: the constants
-    in one pass, then each matrix; returns the column after the last field."""
-    width = width_of(fields)
-    template = np.zeros(width, dtype=np.uint8)
-    at = 0
-    for f in fields:
-        if isinstance(f, bytes):
-            template[at:at + len(f)] = np.frombuffer(f, dtype=np.uint8)
-            at += len(f)
-        else:
-            at += f.shape[1]
-    out[rows, pos:pos + width] = template
+    """Write ``fields`` side by side into ``out[rows]`` from byte ``pos``: the constants in
+    one pass, then each matrix. Returns the byte after the last field."""
+    parts: list[bytes] = []
+    matrices: list[tuple[int, U8]] = []
     at = pos
     for f in fields:
         if isinstance(f, bytes):
+            parts.append(f)
             at += len(f)
         else:
-            out[rows, at:at + f.shape[1]] = f
+            matrices.append((at, f))
+            parts.append(b"\0" * f.shape[1])
             at += f.shape[1]
+    out[rows, pos:at] = np.frombuffer(b"".join(parts), dtype=np.uint8)
+    for start, m in matrices:
+        out[rows, start:start + m.shape[1]] = m
     return at
 
 
 def hstack(n: int, *fields: Field) -> U8:
     """Side by side: constants (bytes, the same on every row) and (n, w) matrices."""
-    out = np.zeros((n, width_of(fields)), dtype=np.uint8)
+    out = np.empty((n, width_of(fields)), dtype=np.uint8)
     place(out, slice(None), 0, fields)
     return out
 
@@ -123,11 +138,12 @@ def cards(c: npt.NDArray[np.int64]) -> U8:
     return out.reshape(n, 5 * k)[:, :-1]
 
 
-def squeeze(rows: U8) -> bytes:
-    """The rows' bytes with every NUL removed: the lines, one after the other."""
+def squeeze(rows: U8) -> list[bytes]:
+    """The lines of NUL-padded rows that each end with a newline: every NUL dropped at
+    once, then split."""
     flat = rows.ravel()
-    data: bytes = flat[flat != 0].tobytes()
-    return data
+    text: bytes = flat[flat != 0].tobytes()
+    return text.split(b"\n")[:-1]
 
 
 def json_bytes(text: str) -> bytes:
@@ -160,6 +176,23 @@ class IdMaker:
         return self.prefix + b"%012x" % self.counter(n)
 
 
+_SOD: U8 | None = None
+
+
+def _second_of_day() -> U8:
+    """``HH:MM:SS`` for each of the 86,400 seconds of a day."""
+    global _SOD
+    if _SOD is None:
+        sec = np.arange(86_400)
+        table = np.empty((86_400, 8), dtype=np.uint8)
+        table[:, 0:2] = _DIGITS2[sec // 3600]
+        table[:, 2] = table[:, 5] = ord(":")
+        table[:, 3:5] = _DIGITS2[sec // 60 % 60]
+        table[:, 6:8] = _DIGITS2[sec % 60]
+        _SOD = table
+    return _SOD
+
+
 def timestamps(ms: npt.NDArray[np.int64]) -> npt.NDArray[np.bytes_]:
     """RFC 3339 UTC strings with milliseconds (``...T21:03:11.123Z``) for epoch ms, as an
     ``S24`` array."""
@@ -173,12 +206,12 @@ def timestamps(ms: npt.NDArray[np.int64]) -> npt.NDArray[np.bytes_]:
     first = int(days.min())
     span = np.arange(first, int(days.max()) + 1).astype("datetime64[D]")
     dates = np.frombuffer(np.datetime_as_string(span).astype("S10").tobytes(), dtype=np.uint8)
-    out[:] = _TS_TEMPLATE
     out[:, 0:10] = dates.reshape(-1, 10)[days - first]
-    out[:, 11:13] = _DIGITS2[rem // 3_600_000]
-    out[:, 14:16] = _DIGITS2[rem // 60_000 % 60]
-    out[:, 17:19] = _DIGITS2[rem // 1000 % 60]
+    out[:, 10] = ord("T")
+    out[:, 11:19] = _second_of_day()[rem // 1000]
+    out[:, 19] = ord(".")
     out[:, 20:23] = _DIGITS3[rem % 1000]
+    out[:, 23] = ord("Z")
     return out.view("S24").ravel()
 
 

@@ -16,6 +16,7 @@ before the river and folds on the river, with ``auto: true`` (seed 003).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,24 +72,23 @@ def new_player(
     weights: tuple[float, ...],
 ) -> Player:
     """Draw one player for a session at a table with these limits."""
-    cum = np.cumsum(weights)
-    profile = min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")),
-                  len(PROFILES) - 1)
-    sees = (2 if rng.random() < 0.35 else 1) if profile == HOLE_CARD else 0
+    u = rng.random(11).tolist()
+    cum = np.cumsum(weights).tolist()
+    profile = min(sum(1 for c in cum if c <= u[0] * cum[-1]), len(PROFILES) - 1)
+    sees = (2 if u[1] < 0.35 else 1) if profile == HOLE_CARD else 0
     multiples = [m for m in (1, 1, 1, 1, 2, 2, 2, 3, 5, 10) if m * min_bet <= max_bet] or [1]
-    unit = min(max_bet, min_bet * int(multiples[int(rng.integers(len(multiples)))]))
-    trips_prob = 0.92 if rng.random() < 0.6 else 0.04
-    trips_choices = [unit, max(100, unit // 2 // 100 * 100), min_bet]
-    trips = int(trips_choices[int(rng.integers(3))])
+    unit = min(max_bet, min_bet * multiples[int(u[2] * len(multiples))])
+    trips_prob = 0.92 if u[3] < 0.6 else 0.04
+    trips = [unit, max(100, unit // 2 // 100 * 100), min_bet][int(u[4] * 3)]
     if max_trips is not None:
         trips = min(trips, max_trips)
-    buy_in = _round_up(unit * _BUY_IN_UNITS[int(rng.integers(len(_BUY_IN_UNITS)))], 1000)
-    u = rng.random()
-    method = "cash" if online or u < 0.78 else ("chips" if u < 0.9 else "marker")
+    buy_in = _round_up(unit * _BUY_IN_UNITS[int(u[5] * len(_BUY_IN_UNITS))], 1000)
+    method = "cash" if online or u[6] < 0.78 else ("chips" if u[6] < 0.9 else "marker")
     timeout = 0.0
     if online:
-        timeout = DISTRACTED_TIMEOUT_RATE if rng.random() < 0.1 else ONLINE_DECISION_TIMEOUT_RATE
-    hands = max(5, int(rng.geometric(1.0 / MEAN_SESSION_HANDS)))
+        timeout = DISTRACTED_TIMEOUT_RATE if u[7] < 0.1 else ONLINE_DECISION_TIMEOUT_RATE
+    # a geometric number of hands (mean MEAN_SESSION_HANDS), at least five
+    hands = max(5, math.ceil(math.log(1.0 - u[8]) / math.log(1.0 - 1.0 / MEAN_SESSION_HANDS)))
     return Player(profile, sees, unit, trips_prob, trips, buy_in, method, timeout, hands)
 
 
@@ -239,17 +239,21 @@ def decide(
     live = np.flatnonzero(act[:, 0] == 0)
     if live.size:
         flop = board[live, :3]
-        basic_fl = flop_raise_batch(hole[live], flop)
-        p5 = evaluate5(np.concatenate([hole[live], flop], axis=1))
-        pc5 = category(p5)
-        raise_fl = basic_fl.copy()
-        lv, wk = loose[live], weak[live]
-        raise_fl[lv] = basic_fl[lv] | (pc5[lv] >= 1) | (u[live[lv], 2] < 0.2)
-        raise_fl[wk] = basic_fl[wk] & (pc5[wk] >= 2)
-        h2 = hole2[live]
-        if h2.any():
-            d5 = evaluate5(np.concatenate([dealer[live[h2]], flop[h2]], axis=1))
-            raise_fl[h2] = p5[h2] > d5
+        raise_fl = flop_raise_batch(hole[live], flop)
+        lv, wk, h2 = loose[live], weak[live], hole2[live]
+        own = np.flatnonzero(lv | wk | h2)  # profiles that look at their own made hand
+        if own.size:
+            p5 = evaluate5(np.concatenate([hole[live[own]], flop[own]], axis=1))
+            pc5 = category(p5)
+            o_lv, o_wk, o_h2 = lv[own], wk[own], h2[own]
+            pick = own[o_lv]
+            raise_fl[pick] |= (pc5[o_lv] >= 1) | (u[live[pick], 2] < 0.2)
+            pick = own[o_wk]
+            raise_fl[pick] &= pc5[o_wk] >= 2
+            pick = own[o_h2]
+            if pick.size:
+                d5 = evaluate5(np.concatenate([dealer[live[pick]], flop[pick]], axis=1))
+                raise_fl[pick] = p5[o_h2] > d5
         timed = u[live, 5] < timeout[live]
         auto[live, 1] = timed
         act[live, 1] = np.where(raise_fl & ~timed, 2, 0)
@@ -257,9 +261,11 @@ def decide(
     # river: seats that checked twice must raise 1x or fold
     live = np.flatnonzero(act[:, 1] == 0)
     if live.size:
-        raise_rv = river_raise_batch(hole[live], board[live])
         lv, wk, h2 = loose[live], weak[live], hole2[live]
-        raise_rv[lv] = True
+        raise_rv = np.ones(live.size, dtype=np.bool_)  # loose players always call
+        basic = np.flatnonzero(~(lv | wk | h2))
+        if basic.size:
+            raise_rv[basic] = river_raise_batch(hole[live[basic]], board[live[basic]])
         raise_rv[wk] = hidden_pair_or_better_batch(hole[live[wk]], board[live[wk]])
         raise_rv[h2] = p_strength[live[h2]] >= d_strength[live[h2]]
         timed = u[live, 6] < timeout[live]

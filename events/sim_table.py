@@ -45,7 +45,7 @@ from events.sim_events import (
     make_layout,
     render,
 )
-from events.sim_format import U8, IdMaker, fixed, json_bytes, one_line, timestamps
+from events.sim_format import IdMaker, json_bytes, one_line, timestamps
 from events.sim_players import DEFAULT_PROFILE_WEIGHTS, SeatPlan, decide
 
 IntArray = npt.NDArray[np.int64]
@@ -89,7 +89,7 @@ class Batch:
     """Events of one table, in ``seq`` order, with their times and hand numbers."""
 
     times: IntArray
-    rows: U8  # one event per row: its JSON line and a newline, NUL-padded
+    lines: list[bytes]  # the events' JSON, one each
     hand_no: IntArray  # the hand an event belongs to while it is dealt; -1 otherwise
     hands: int
     truth: list[dict[str, Any]] = field(default_factory=list)
@@ -139,7 +139,7 @@ class TableSim:
         if s.max_trips is not None:
             payload += b',"max_trips":%d' % s.max_trips
         line = self._single("TableOpened", self.clock, payload + b"}")
-        return Batch(np.array([self.clock]), fixed([line + b"\n"]), np.array([-1]), 0)
+        return Batch(np.array([self.clock]), [line], np.array([-1]), 0)
 
     def close(self) -> Batch:
         """Disputes still pending, then ``TableClosed``."""
@@ -154,8 +154,7 @@ class TableSim:
         times.append(t)
         lines.append(self._single("TableClosed", t, b"{}"))
         self.clock = t
-        return Batch(np.array(times, dtype=np.int64), fixed([x + b"\n" for x in lines]),
-                     np.full(len(lines), -1), 0)
+        return Batch(np.array(times, dtype=np.int64), lines, np.full(len(lines), -1), 0)
 
     def close_now(self, at_ms: int) -> bytes:
         """``TableClosed`` right away (shutdown): pending disputes are dropped."""
@@ -173,8 +172,7 @@ class TableSim:
         idle_before = np.diff(np.concatenate([[0], idle_cum[kept]])) if len(kept) else kept
         if len(kept) == 0:
             self.idle += wanted
-            return Batch(np.zeros(0, np.int64), np.zeros((0, 1), np.uint8),
-                         np.zeros(0, np.int64), 0)
+            return Batch(np.zeros(0, np.int64), [], np.zeros(0, np.int64), 0)
         idle_before[0] += self.idle
         self.idle = int(idle_cum[-1] - idle_cum[kept[-1]])
         occ = occ_all[kept]
@@ -310,7 +308,7 @@ class TableSim:
         )
         cells = Cells(index, cell_j.astype(np.int64) + 1, ante, trips, act, dec.auto,
                       mp.codes, mp.amounts, hole, chips, attrs[:, 5])
-        matrix = render(spec.table_id, self.ids, lay, rows_ev, cols_ev, seq, timestamps(times),
+        lines = render(spec.table_id, self.ids, lay, rows_ev, cols_ev, seq, timestamps(times),
                         rows, cells, disputes)
         hand_no = np.where(lay.kind[cols_ev] > K_CHIPS, first_hand + rows_ev, -1)
         truth = self._truth(mp.kind, mp.amounts, amounts, cell_r, cell_j, pc, hand_json,
@@ -321,7 +319,7 @@ class TableSim:
         self.clock = int(origins[-1] + inc[-1].sum())
         self.last_occ = occ_all[-1].copy()
         self.hands += n_rows
-        return Batch(times, matrix, hand_no.astype(np.int64), n_rows, truth)
+        return Batch(times, lines, hand_no.astype(np.int64), n_rows, truth)
 
     # -- pieces ----------------------------------------------------------------------------
     def _seat_list(self, bits: int) -> bytes:

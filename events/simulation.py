@@ -23,9 +23,8 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,6 @@ import numpy as np
 import numpy.typing as npt
 
 from events.rulesets import Ruleset, known_rulesets, load_ruleset
-from events.sim_format import U8, fixed, squeeze
 from events.sim_players import DEFAULT_PROFILE_WEIGHTS
 from events.sim_table import Batch, Rates, TableSim, TableSpec
 
@@ -78,7 +76,8 @@ class SimConfig:
 
     @property
     def batch(self) -> int:
-        return self.batch_hands or int(np.clip(8192 // self.tables, 16, 256))
+        # about 4,096 hands in flight across the floor: big batches, bounded memory
+        return self.batch_hands or int(np.clip(4096 // self.tables, 16, 1024))
 
 
 def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
@@ -117,10 +116,9 @@ def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
 
 @dataclass(frozen=True)
 class Chunk:
-    """Events of several tables in stream order, one per row of ``rows`` (see
-    ``events.sim_format``): ``data`` is their JSON Lines text, ``lines`` one bytes each."""
+    """Events of several tables in stream order."""
 
-    rows: U8
+    lines: list[bytes]  # each event's JSON
     times: IntArray
     tables: IntArray  # table index of each event
     hand_no: IntArray  # hand number while dealt, -1 for table and between-hand events
@@ -128,61 +126,98 @@ class Chunk:
     table_ids: tuple[str, ...]
 
     def __len__(self) -> int:
-        return len(self.times)
+        return len(self.lines)
 
-    @cached_property
-    def data(self) -> bytes:
-        return squeeze(self.rows)
+    def data(self, lo: int = 0, hi: int | None = None) -> bytes:
+        """Events ``lo:hi`` as JSON Lines text."""
+        return b"\n".join(self.lines[lo:hi]) + b"\n" if self.lines[lo:hi] else b""
 
-    @cached_property
-    def lines(self) -> list[bytes]:
-        return self.data.split(b"\n")[:-1]
-
-    @property
-    def keys(self) -> list[str]:
-        """The table_id of each event (the log key)."""
-        return np.array(self.table_ids, dtype=object)[self.tables].tolist()  # type: ignore[no-any-return]
+    def keys(self, lo: int = 0, hi: int | None = None) -> list[str]:
+        """The table_id of events ``lo:hi`` (the log key)."""
+        ids = [self.table_ids[t] for t in range(len(self.table_ids))]
+        return [ids[t] for t in self.tables[lo:hi].tolist()]
 
 
-def _widen(rows: U8, width: int) -> U8:
-    return rows if rows.shape[1] >= width else np.pad(rows, ((0, 0), (0, width - rows.shape[1])))
+def _empty_chunk(table_ids: tuple[str, ...]) -> Chunk:
+    empty = np.zeros(0, np.int64)
+    return Chunk([], empty, empty, empty, empty, table_ids)
 
 
-@dataclass
 class _Buffer:
-    """A table's events not handed out yet."""
+    """A table's events not handed out yet (``take`` reads from the front)."""
 
-    times: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
-    rows: U8 = field(default_factory=lambda: np.zeros((0, 1), np.uint8))
-    hand_no: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
-    ends: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    def __init__(self) -> None:
+        self.segments: list[tuple[IntArray, list[bytes], IntArray, IntArray]] = []
+        self.first = 0  # events of segments[0] already taken
+        self.size = 0
 
     def __len__(self) -> int:
-        return len(self.times)
+        return self.size
 
-    def add(self, times: IntArray, rows: U8, hand_no: IntArray, ends: IntArray,
+    @property
+    def times(self) -> IntArray:
+        if not self.segments:
+            return np.zeros(0, np.int64)
+        return np.concatenate([self.segments[0][0][self.first:]]
+                              + [seg[0] for seg in self.segments[1:]])
+
+    @property
+    def hand_no(self) -> IntArray:
+        if not self.segments:
+            return np.zeros(0, np.int64)
+        return np.concatenate([self.segments[0][2][self.first:]]
+                              + [seg[2] for seg in self.segments[1:]])
+
+    def add(self, times: IntArray, lines: list[bytes], hand_no: IntArray, ends: IntArray,
             front: bool = False) -> None:
-        if not len(self):
-            self.times, self.rows, self.hand_no, self.ends = times, rows, hand_no, ends
+        if not len(lines):
             return
-        width = max(rows.shape[1], self.rows.shape[1])
-        new, old = _widen(rows, width), _widen(self.rows, width)
         if front:
-            self.times = np.concatenate([times, self.times])
-            self.rows = np.concatenate([new, old])
-            self.hand_no = np.concatenate([hand_no, self.hand_no])
-            self.ends = np.concatenate([ends, self.ends])
+            self._compact()
+            self.segments.insert(0, (times, lines, hand_no, ends))
         else:
-            self.times = np.concatenate([self.times, times])
-            self.rows = np.concatenate([old, new])
-            self.hand_no = np.concatenate([self.hand_no, hand_no])
-            self.ends = np.concatenate([self.ends, ends])
+            self.segments.append((times, lines, hand_no, ends))
+        self.size += len(lines)
 
-    def take(self, k: int) -> tuple[IntArray, U8, IntArray, IntArray]:
-        out = self.times[:k], self.rows[:k], self.hand_no[:k], self.ends[:k]
-        self.times, self.rows = self.times[k:], self.rows[k:]
-        self.hand_no, self.ends = self.hand_no[k:], self.ends[k:]
-        return out
+    def _compact(self) -> None:
+        if self.first:
+            t, ln, h, e = self.segments[0]
+            f = self.first
+            self.segments[0] = (t[f:], ln[f:], h[f:], e[f:])
+            self.first = 0
+
+    def count_until(self, horizon: int) -> int:
+        """How many events at the front happen at or before ``horizon``."""
+        n = 0
+        for i, seg in enumerate(self.segments):
+            t = seg[0][self.first:] if i == 0 else seg[0]
+            k = int(np.searchsorted(t, horizon, "right"))
+            n += k
+            if k < len(t):
+                break
+        return n
+
+    def take(self, k: int) -> tuple[IntArray, list[bytes], IntArray, IntArray]:
+        pieces = []
+        while k:
+            t, ln, h, e = self.segments[0]
+            f = self.first
+            m = min(k, len(ln) - f)
+            pieces.append((t[f:f + m], ln[f:f + m], h[f:f + m], e[f:f + m]))
+            k -= m
+            self.size -= m
+            if f + m == len(ln):
+                self.segments.pop(0)
+                self.first = 0
+            else:
+                self.first = f + m
+        if len(pieces) == 1:
+            return pieces[0]
+        empty = np.zeros(0, np.int64)
+        return (np.concatenate([p[0] for p in pieces]) if pieces else empty,
+                [x for p in pieces for x in p[1]],
+                np.concatenate([p[2] for p in pieces]) if pieces else empty,
+                np.concatenate([p[3] for p in pieces]) if pieces else empty)
 
 
 class Floor:
@@ -211,11 +246,11 @@ class Floor:
         self.cut = False  # finish() stopped the run early
 
     def _add(self, t: int, batch: Batch) -> None:
-        ends = np.zeros(len(batch.times), dtype=np.int64)
+        ends = np.zeros(len(batch.lines), dtype=np.int64)
         if batch.hands:  # the last event of each hand (HandEnded or HandVoided) ends it
             hn = batch.hand_no
             ends[np.flatnonzero((hn >= 0) & (np.append(hn[1:], -2) != hn))] = 1
-        self.buffers[t].add(batch.times, batch.rows, batch.hand_no, ends)
+        self.buffers[t].add(batch.times, batch.lines, batch.hand_no, ends)
         self._truth += batch.truth
 
     def chunks(self, min_events: int = 20_000) -> Iterator[Chunk]:
@@ -238,7 +273,7 @@ class Floor:
                     batch, done[t] = sim.close(), True
                 self._add(t, batch)
                 until[t] = sim.clock
-                ready += len(batch.times)
+                ready += len(batch.lines)
             horizon = min((int(until[k]) for k in range(n) if not done[k]), default=None)
             if horizon is None or ready >= min_events:
                 chunk = self._merge(horizon)
@@ -251,23 +286,22 @@ class Floor:
     def _merge(self, horizon: int | None) -> Chunk:
         parts = []
         for t, buf in enumerate(self.buffers):
-            k = len(buf) if horizon is None else int(np.searchsorted(buf.times, horizon, "right"))
+            k = len(buf) if horizon is None else buf.count_until(horizon)
             if k:
                 parts.append((t, *buf.take(k)))
         if not parts:
-            empty = np.zeros(0, np.int64)
-            return Chunk(np.zeros((0, 1), np.uint8), empty, empty, empty, empty, self.table_ids)
+            return _empty_chunk(self.table_ids)
         if len(parts) == 1:
-            t, times, rows, hand_no, ends = parts[0]
-            return Chunk(rows, times, np.full(len(times), t, dtype=np.int64), hand_no, ends,
+            t, times, lines, hand_no, ends = parts[0]
+            return Chunk(lines, times, np.full(len(times), t, dtype=np.int64), hand_no, ends,
                          self.table_ids)
-        width = max(p[2].shape[1] for p in parts)
         times = np.concatenate([p[1] for p in parts])
         tables = np.concatenate([np.full(len(p[1]), p[0], dtype=np.int64) for p in parts])
         pos = np.concatenate([np.arange(len(p[1])) for p in parts])
         order = np.lexsort((pos, tables, times))
-        rows = np.concatenate([_widen(p[2], width) for p in parts])
-        return Chunk(rows[order], times[order], tables[order],
+        everything = np.empty(len(order), dtype=object)
+        everything[:] = [line for p in parts for line in p[2]]
+        return Chunk(everything[order].tolist(), times[order], tables[order],
                      np.concatenate([p[3] for p in parts])[order],
                      np.concatenate([p[4] for p in parts])[order], self.table_ids)
 
@@ -293,9 +327,13 @@ class Floor:
             for t in range(len(self.sims)):
                 back = np.flatnonzero(chunk.tables[written:] == t) + written
                 if len(back):
-                    self.buffers[t].add(chunk.times[back], chunk.rows[back],
+                    self.buffers[t].add(chunk.times[back], [chunk.lines[i] for i in back],
                                         chunk.hand_no[back], chunk.ends[back], front=True)
-        parts: list[tuple[IntArray, U8, IntArray, IntArray, IntArray]] = []
+        lines: list[bytes] = []
+        times: list[int] = []
+        tables: list[int] = []
+        hand_no: list[int] = []
+        ends: list[int] = []
         for t, sim in enumerate(self.sims):
             if not self.emitted[t]:
                 continue  # a table that had not opened yet stays closed
@@ -303,21 +341,17 @@ class Floor:
             k = 0
             if h >= 0:  # the hand in progress continues at the front of the buffer
                 k = int(np.argmin(np.append(buf.hand_no, -2) == h))
-            tm, rows, hn, en = buf.take(k)
+            tm, ln, hn, en = buf.take(k)
             sim.seq = self.emitted[t] + k
             closing = sim.close_now(int(tm[-1]) if k else self.last_time[t])
-            width = max(rows.shape[1], len(closing) + 1)
-            parts.append((np.append(tm, sim.clock), np.concatenate(
-                [_widen(rows, width), _widen(fixed([closing + b"\n"]), width)]),
-                np.append(hn, -1), np.append(en, 0), np.full(k + 1, t, dtype=np.int64)))
+            lines += [*ln, closing]
+            times += [*tm.tolist(), sim.clock]
+            tables += [t] * (k + 1)
+            hand_no += [*hn.tolist(), -1]
+            ends += [*en.tolist(), 0]
         self.buffers = [_Buffer() for _ in self.sims]
-        if not parts:
-            empty = np.zeros(0, np.int64)
-            return Chunk(np.zeros((0, 1), np.uint8), empty, empty, empty, empty, self.table_ids)
-        width = max(p[1].shape[1] for p in parts)
-        return Chunk(np.concatenate([_widen(p[1], width) for p in parts]),
-                     np.concatenate([p[0] for p in parts]), np.concatenate([p[4] for p in parts]),
-                     np.concatenate([p[2] for p in parts]), np.concatenate([p[3] for p in parts]),
+        return Chunk(lines, np.array(times, dtype=np.int64), np.array(tables, dtype=np.int64),
+                     np.array(hand_no, dtype=np.int64), np.array(ends, dtype=np.int64),
                      self.table_ids)
 
     def truth(self) -> list[dict[str, Any]]:
@@ -358,7 +392,7 @@ class _FileSink:
         self.realtime = realtime
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
-        self.fh.write(chunk.data if (lo, hi) == (0, len(chunk)) else squeeze(chunk.rows[lo:hi]))
+        self.fh.write(chunk.data(lo, hi))
         if self.realtime:
             self.fh.flush()
 
@@ -377,7 +411,7 @@ class _LogSink:
         self.log = open_log(url)
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
-        self.log.append(list(zip(chunk.keys[lo:hi], chunk.lines[lo:hi], strict=True)))
+        self.log.append(list(zip(chunk.keys(lo, hi), chunk.lines[lo:hi], strict=True)))
 
     def close(self) -> None:
         self.log.close()
