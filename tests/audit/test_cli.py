@@ -71,6 +71,7 @@ def test_replay_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_replay_point_in_time(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "replay", "H1", "--source", str(GOLDEN / "mispays.jsonl"),
                     "--at", "10", "--json")
+    assert code == 0
     doc = json.loads(out)
     assert doc["status"] == "in play" and doc["at"] == 10 and len(doc["steps"]) == 10
     # after the deal (event 10: the dealer's cards) each seat sees only its own cards
@@ -118,7 +119,8 @@ def test_simulated_floor_without_mispays_has_no_findings(
     truth = _simulate(tmp_path, sink, 0.0)
     capsys.readouterr()
     code, out = run(capsys, "audit", "--source", sink, "--json")
+    assert code == 0
     assert json_lines(out) == [{"summary": {
-        "events": sum(1 for _ in open(sink)), "hands": 360, "findings": 0,
+        "events": len(Path(sink).read_bytes().splitlines()), "hands": 360, "findings": 0,
         "rejected_events": 0, "duplicates_ignored": 0}}]
     assert truth.read_text() == ""

@@ -80,9 +80,9 @@ def test_fast_fold_is_the_fold_or_steps_aside(seed: int, pick: int, how: str) ->
     hand = [e for e in dicts[1:] if e["hand_id"] == dicts[1]["hand_id"]]
     k = 1 + pick % (len(hand) - 1)
     if how == "drop":
-        hand = hand[:k] + hand[k + 1:]
+        hand = [*hand[:k], *hand[k + 1:]]
     elif how == "repeat":
-        hand = hand[:k] + [hand[k]] + hand[k:]
+        hand = [*hand[:k], hand[k], *hand[k:]]
     elif how == "swap" and k + 1 < len(hand):
         hand[k], hand[k + 1] = hand[k + 1], hand[k]
     events = events_of(hand)
