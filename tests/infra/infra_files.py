@@ -24,11 +24,6 @@ REPO = Path(__file__).resolve().parents[2]
 INFRA = REPO / "infra"
 COMPOSE_FILES = (INFRA / "compose.yaml", INFRA / "compose.tls.yaml")
 
-# Subcommands that infra/ names but whose modules other helpers are still writing. A name
-# here only excuses its absence from the parser: once the subcommand exists, its flags are
-# checked like any other. Nothing else may be missing.
-PENDING_SUBCOMMANDS: frozenset[str] = frozenset({"audit", "simulate", "load", "replay"})
-
 _VAR = re.compile(
     r"(?<!\$)\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}"
     r"|(?<!\$)\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)")
@@ -259,16 +254,14 @@ def uth_subcommands() -> dict[str, Any]:
     raise AssertionError("the uth parser has no subcommands")
 
 
-def check_uth(argv: list[str], where: str) -> str:
-    """Parse ``uth argv`` with the project's parser; returns "checked" or "pending"."""
+def check_uth(argv: list[str], where: str) -> None:
+    """Parse ``uth argv`` with the project's own parser (``pipeline.cli.build_parser``)."""
     from pipeline.cli import build_parser
 
     assert argv, f"{where}: `uth` without a subcommand"
-    if argv[0] not in uth_subcommands():
-        assert argv[0] in PENDING_SUBCOMMANDS, (
-            f"{where}: `uth {argv[0]}` is not a subcommand of the uth CLI "
-            f"(known: {', '.join(sorted(uth_subcommands()))})")
-        return "pending"
+    assert argv[0] in uth_subcommands(), (
+        f"{where}: `uth {argv[0]}` is not a subcommand of the uth CLI "
+        f"(known: {', '.join(sorted(uth_subcommands()))})")
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err):
@@ -276,7 +269,6 @@ def check_uth(argv: list[str], where: str) -> str:
     except SystemExit as exc:
         raise AssertionError(f"{where}: `uth {shlex.join(argv)}` is rejected by the CLI: "
                              f"{err.getvalue().strip()}") from exc
-    return "checked"
 
 
 def check_click(script: str, argv: list[str], where: str) -> None:

@@ -206,6 +206,13 @@ def test_auditor_is_a_scalable_consumer_group_service() -> None:
     assert 1 <= replicas <= f.topics()["uth.table-events"].partitions
     argv = f.command(auditor)
     assert argv is not None and argv[:3] == ["uth", "audit", "--follow"]
+    # the group and findings topic it joins by default are the ones the runbook and
+    # topics.yaml name
+    from events.audit_follow import CONSUMER, FINDINGS_TOPIC
+
+    args = f.uth_subcommands()["audit"].parse_args(argv[2:])
+    assert args.consumer == CONSUMER == "uth-auditor"
+    assert args.findings_topic == FINDINGS_TOPIC and FINDINGS_TOPIC in f.topics()
     assert auditor["stop_grace_period"] == "60s"  # SIGTERM: finish the batch, commit, exit
 
 

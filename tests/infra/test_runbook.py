@@ -146,7 +146,9 @@ def check_inner(name: str, service: dict[str, Any], argv: list[str], where: str)
         # the INTERNAL listener, where the admin user (PLAIN) is accepted
         assert f"INTERNAL://{host}:{port}" in env["KAFKA_ADVERTISED_LISTENERS"], where
         if "--group" in argv:
-            assert argv[argv.index("--group") + 1] == "uth-auditor", where
+            from events.audit_follow import CONSUMER
+
+            assert argv[argv.index("--group") + 1] == CONSUMER, where
         if "--topic" in argv:
             assert argv[argv.index("--topic") + 1] in f.topics(), where
     elif program == "psql":
@@ -281,6 +283,8 @@ def test_compose_command_checker_rejects_what_does_not_exist() -> None:
     bad = [
         "docker compose -f infra/compose.yaml up -d --scale auditors=2",
         "docker compose -f infra/compose.yaml run --rm auditor uth ingest --no-such-flag",
+        "docker compose -f infra/compose.yaml run --rm auditor uth audit --source x.jsonl --at 3",
+        "docker compose -f infra/compose.yaml run --rm auditor uth replay --source x.jsonl",
         "docker compose -f infra/compose.yaml run --rm -e NOT_READ auditor uth schema",
         "docker compose -f infra/compose.yaml run --rm auditor uth no-such-command",
         "docker compose -f infra/compose.yaml exec postgres /opt/kafka/bin/kafka-topics.sh",
