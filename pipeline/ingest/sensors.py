@@ -34,6 +34,7 @@ def stored_position(warehouse: Warehouse, source: str) -> dict[int, int]:
 
 def make_sensor(job: Any) -> dg.SensorDefinition:
     @dg.sensor(job=job, name="new_events_sensor", minimum_interval_seconds=30,
+               default_status=dg.DefaultSensorStatus.RUNNING,
                description="Starts a load when the event log has records the warehouse "
                            "has not loaded yet.")
     def new_events_sensor(context: dg.SensorEvaluationContext, source: EventSource,
@@ -70,6 +71,7 @@ def make_schedule(job: Any, day_start: str) -> dg.ScheduleDefinition:
     return dg.ScheduleDefinition(
         name="daily_rollups", job=job, cron_schedule=rollup_cron(day_start),
         run_config=full_rebuild_config(), execution_timezone="UTC",
+        default_status=dg.DefaultScheduleStatus.RUNNING,
         description="Rebuilds every rollup once a day, after the gaming day turns.")
 
 
