@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     hand = report["mispays"][0] if report["mispays"] else "<HAND_ID>"
     print(f"\nDone in {time.monotonic() - started:.0f}s. Next:")
     print(f"  dashboards:   .venv/bin/uth dashboards --warehouse {warehouse}")
-    print("  Dagster UI:   .venv/bin/dagster dev -m pipeline.definitions")
+    print(f"  Dagster UI:   UTH_SOURCE={log_url} UTH_WAREHOUSE={warehouse} "
+          ".venv/bin/dagster dev -m pipeline.definitions")
     print(f"  hand replay:  .venv/bin/uth replay {hand} --source {log_url}")
     return 0
