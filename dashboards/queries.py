@@ -16,13 +16,43 @@ import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
 
+from dashboards import connection
+
+# the audit page's SQL, re-exported
+from dashboards.hand_queries import (
+    HAND_SEARCH_LIMIT as HAND_SEARCH_LIMIT,
+)
+from dashboards.hand_queries import (
+    LATE_EVENT_DAYS as LATE_EVENT_DAYS,
+)
+from dashboards.hand_queries import (
+    find_hands as find_hands,
+)
+from dashboards.hand_queries import (
+    hand as hand,
+)
+from dashboards.hand_queries import (
+    hand_events as hand_events,
+)
+from dashboards.hand_queries import (
+    hand_findings as hand_findings,
+)
+from dashboards.hand_queries import (
+    hand_wagers as hand_wagers,
+)
+from dashboards.hand_queries import (
+    latest_day as latest_day,
+)
+from dashboards.hand_queries import (
+    table_opened_before as table_opened_before,
+)
 from pipeline.warehouse import WarehouseBusy, reading
 
 TABLES = (
@@ -41,7 +71,6 @@ FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shif
 # no file access (read_csv, COPY, ATTACH...), no extension loading, and no way back
 SEAL = ("SET enable_external_access = false", "SET autoload_known_extensions = false",
         "SET lock_configuration = true")
-HAND_SEARCH_LIMIT = 200
 FINDINGS_LIMIT = 2000
 
 
@@ -101,24 +130,31 @@ def _setting(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 @contextlib.contextmanager
+def _sealed(path: Path, timeout: float) -> Iterator[duckdb.DuckDBPyConnection]:
+    with reading(path, timeout) as con:
+        _seal(con)
+        yield con
+
+
+@contextlib.contextmanager
 def open_warehouse(path: str | Path | None,
                    timeout: float = BUSY_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection for one page run (``pipeline.warehouse.reading``: retried
-    while a load writes), sealed against file access and configuration changes, and closed
-    afterwards so the next load can proceed."""
+    """A read-only connection for one page run: ``pipeline.warehouse.reading`` (retried
+    while a load writes), sealed against file access and configuration changes, shared
+    with the other page runs of the moment and let go of soon after (see
+    :mod:`dashboards.connection`), so the next load can proceed."""
     if not path:
         raise WarehouseUnavailable(
             "unset", "No warehouse configured. Start the dashboards with "
             "`uth dashboards --warehouse PATH` or set `UTH_WAREHOUSE` to a DuckDB file.")
-    path = Path(path)
+    path = Path(path).resolve()
     if not path.is_file():
         raise WarehouseUnavailable(
             "missing", f"No warehouse at `{path}`. Build one with `uth simulate` and `uth load`, "
             "then start the dashboards with `uth dashboards --warehouse PATH`.")
     with contextlib.ExitStack() as stack:
         try:
-            con = stack.enter_context(reading(path, timeout))
-            _seal(con)
+            con = stack.enter_context(connection.lease(path, lambda: _sealed(path, timeout)))
         except WarehouseBusy as exc:
             raise WarehouseUnavailable(
                 "busy", f"The warehouse `{path}` is being written (a load is running). "
@@ -272,66 +308,8 @@ def trips_hits(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- hand audit
-def find_hands(con: duckdb.DuckDBPyConnection, *, hand_id: str = "", table_id: str = "",
-               dealer_id: str = "", seat: int | None = None, start: datetime | None = None,
-               end: datetime | None = None, limit: int = HAND_SEARCH_LIMIT) -> pd.DataFrame:
-    """Hands matching every given criterion (hand id by prefix), latest first."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if hand_id:
-        clauses.append("starts_with(hand_id, ?)")
-        params.append(hand_id)
-    for column, value in (("table_id", table_id), ("dealer_id", dealer_id)):
-        if value:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if seat is not None:
-        clauses.append("list_contains(string_split(replace(seats, ' ', ''), ','), ?)")
-        params.append(str(int(seat)))
-    if start is not None:
-        clauses.append("started_at >= ?")
-        params.append(start)
-    if end is not None:
-        clauses.append("started_at <= ?")
-        params.append(end)
-    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    return _df(con, f"""SELECT hand_id, table_id, dealer_id, seats, started_at, ended_at,
-               gaming_day, status, ruleset, currency
-        FROM hands {where} ORDER BY started_at DESC NULLS LAST, hand_id LIMIT ?""",
-               [*params, int(limit)])
-
-
-def hand(con: duckdb.DuckDBPyConnection, hand_id: str) -> dict[str, Any] | None:
-    rows = _df(con, "SELECT * FROM hands WHERE hand_id = ?", [hand_id]).to_dict("records")
-    return rows[0] if rows else None
-
-
-def hand_events(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
-    """The hand's events in table order, payloads as JSON text."""
-    return _df(con, """SELECT event_id, type, schema_version, table_id, hand_id, seq,
-               occurred_at, payload::VARCHAR AS payload
-        FROM events WHERE hand_id = ? ORDER BY seq""", [hand_id])
-
-
-def table_opened_before(con: duckdb.DuckDBPyConnection, table_id: str, seq: int) -> pd.DataFrame:
-    """The ``TableOpened`` in force for a hand (its rules and limits), if loaded."""
-    return _df(con, """SELECT event_id, type, schema_version, table_id, hand_id, seq,
-               occurred_at, payload::VARCHAR AS payload
-        FROM events WHERE table_id = ? AND type = 'TableOpened' AND seq < ?
-        ORDER BY seq DESC LIMIT 1""", [table_id, int(seq)])
-
-
-def hand_wagers(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
-    return _df(con, """SELECT seat, spot, amount, recorded_outcome, recorded_result,
-               correct_outcome, correct_result, player_category
-        FROM wagers WHERE hand_id = ?
-        ORDER BY seat, list_position(['ante', 'blind', 'play', 'trips'], spot)""", [hand_id])
-
-
-def hand_findings(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
-    return _df(con, """SELECT finding_id, kind, seat, spot, expected, recorded, detail,
-               occurred_at FROM audit_findings WHERE hand_id = ? ORDER BY seat, spot, kind""",
-               [hand_id])
+# in dashboards/hand_queries.py (re-exported here): find_hands, hand, hand_events,
+# table_opened_before, hand_wagers, hand_findings
 
 
 # ---------------------------------------------------------------------------- findings
@@ -390,27 +368,34 @@ def dealer_options(con: duckdb.DuckDBPyConnection) -> Options:
 
 
 def dealers(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
-    """Per dealer over the filtered days; the currency of the tables the dealer dealt
-    (``mixed`` if several)."""
+    """Per dealer over the filtered days. ``currency`` is that of the tables where the
+    dealer's mispays happened (``mixed`` if several); a dealer without any takes the
+    floor's currency when the floor has only one."""
     where, params = _where(f, table=None, dealer="dealer_id")
-    hands_where, hands_params = _where(f, table=None, dealer="dealer_id")
+    f_where, f_params = _where(f, day="f.gaming_day", table=None, dealer="f.dealer_id")
     return _df(con, f"""
         WITH d AS (SELECT dealer_id, sum(hands)::BIGINT AS hands, sum(hours) AS hours,
                           sum(mispays)::BIGINT AS mispays, sum(mispay_net)::BIGINT AS mispay_net,
                           count(*) AS days
                    FROM dealer_performance {where} GROUP BY dealer_id),
-             c AS (SELECT dealer_id, CASE WHEN count(DISTINCT currency) = 1 THEN min(currency)
-                                          ELSE 'mixed' END AS currency
-                   FROM hands {hands_where} GROUP BY dealer_id)
+             c AS (SELECT f.dealer_id, CASE WHEN count(DISTINCT t.currency) = 1
+                                            THEN min(t.currency) ELSE 'mixed' END AS currency
+                   FROM audit_findings f JOIN (SELECT DISTINCT table_id, gaming_day, currency
+                                               FROM table_hold_daily) t
+                        ON t.table_id = f.table_id AND t.gaming_day = f.gaming_day
+                   {f_where} GROUP BY f.dealer_id),
+             floor AS (SELECT CASE WHEN count(DISTINCT currency) = 1 THEN min(currency) END
+                              AS currency FROM table_hold_daily)
         SELECT d.dealer_id, d.days, d.hands, d.hours,
-               d.hands / nullif(d.hours, 0) AS hands_per_hour,
-               d.mispays, d.mispay_net, 1000.0 * d.mispays / nullif(d.hands, 0) AS mispays_per_1000,
-               coalesce(c.currency, '') AS currency
-        FROM d LEFT JOIN c USING (dealer_id)
-        ORDER BY mispays_per_1000 DESC NULLS LAST, d.dealer_id""", params + hands_params)
+               d.hands / nullif(d.hours, 0) AS hands_per_hour, d.mispays, d.mispay_net,
+               1000.0 * d.mispays / nullif(d.hands, 0) AS mispays_per_1000,
+               coalesce(c.currency, floor.currency, '') AS currency
+        FROM d LEFT JOIN c USING (dealer_id) CROSS JOIN floor
+        ORDER BY mispays_per_1000 DESC NULLS LAST, d.dealer_id""", params + f_params)
 
 
 def dealer_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     where, params = _where(f, table=None, dealer="dealer_id")
     return _df(con, f"""SELECT dealer_id, gaming_day, hands, hours, hands_per_hour, mispays,
-               mispay_net FROM dealer_performance {where} ORDER BY gaming_day, dealer_id""", params)
+               mispay_net FROM dealer_performance {where} ORDER BY gaming_day, dealer_id""",
+               params)

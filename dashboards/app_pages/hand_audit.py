@@ -37,24 +37,29 @@ with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
         st.info("No hand matches. Check the hand id, table, dealer, seat or time "
                 "(all given criteria must match).")
         st.stop()
-    ids = list(found["hand_id"])
-    more = " (latest first; the first 200 shown)" if len(ids) >= queries.HAND_SEARCH_LIMIT else ""
-    st.caption(f"{len(ids)} hand(s) found{more}.")
+    rows = {str(r["hand_id"]): r for r in found.to_dict("records")}
+    ids = list(rows)
+    searched = any((hand_id, table_id, dealer_id, seat is not None, on_day))
+    st.caption(f"{len(ids)} hand(s) found" + (
+        "" if searched else " on the latest gaming day; search to see others") + (
+        f", latest first; the first {len(ids)} shown." if len(ids) >= queries.HAND_SEARCH_LIMIT
+        else "."))
     chosen = st.selectbox(
         "Hand", ids, index=ids.index(wanted) if wanted in ids else 0, key="audit_chosen",
-        format_func=lambda h: (lambda r: f"{h} · table {r['table_id']} · dealer "
-                               f"{r['dealer_id']} · {r['started_at']}")(
-            found.loc[found["hand_id"] == h].iloc[0]))
-    row = queries.hand(con, chosen)
-    events_df = queries.hand_events(con, chosen)
-    opened = (queries.table_opened_before(con, row["table_id"], int(events_df["seq"].min()))
-              if row and not events_df.empty else pd.DataFrame())
-    wagers = queries.hand_wagers(con, chosen)
+        format_func=lambda h: f"{h} · table {rows[h]['table_id']} · dealer "
+                              f"{rows[h]['dealer_id']} · {rows[h]['started_at']}")
+    row = rows[chosen]
+    all_events = st.toggle(f"Include events of this hand from any later date (not only up "
+                           f"to {queries.LATE_EVENT_DAYS} days after it; slower)",
+                           key="audit_all_events")
+    events_df = queries.hand_events(con, row, None if all_events else queries.LATE_EVENT_DAYS)
+    opened = (queries.table_opened_before(con, str(row["table_id"]),
+                                          int(events_df["seq"].min()),
+                                          events_df["occurred_at"].min().to_pydatetime())
+              if not events_df.empty else pd.DataFrame())
+    wagers = queries.hand_wagers(con, chosen, row.get("gaming_day"))
     hand_findings = queries.hand_findings(con, chosen)
 
-if row is None:
-    st.info(f"Hand `{chosen}` is not in the warehouse.")
-    st.stop()
 if st.query_params.get("hand_id") != chosen:
     st.query_params["hand_id"] = chosen
 cur = str(row.get("currency") or "")

@@ -173,6 +173,15 @@ def test_hand_audit_steps_through_the_hand(app, handmade_warehouse: Path) -> Non
     assert at.slider(key="audit_step_H1").value == 8
 
 
+def test_hand_audit_finds_late_events_on_request(app, handmade_warehouse: Path) -> None:
+    at = app(handmade_warehouse, "hand_audit", hand_id="H2")
+    no_failure(at)
+    assert any("No events of this hand" in i.value for i in at.info)
+    at.toggle(key="audit_all_events").set_value(True).run()
+    no_failure(at)
+    assert any("Seat 3 opens a dispute: my raise was refused" in m.value for m in at.markdown)
+
+
 @pytest.mark.parametrize(("field", "value", "expected"), [
     ("audit_dealer", "D2", ["H3"]),
     ("audit_table", "T1", ["H1", "H2"]),

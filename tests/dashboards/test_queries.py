@@ -53,8 +53,10 @@ def every_query(con: duckdb.DuckDBPyConnection, f: Filters, text: str) -> dict[s
         "dealers": len(queries.dealers(con, f)),
         "dealer_daily": len(queries.dealer_daily(con, f)),
         "hand": int(queries.hand(con, text) is not None),
-        "hand_events": len(queries.hand_events(con, text)),
+        "hand_events": len(queries.hand_events(con, {"hand_id": text})),
         "table_opened": len(queries.table_opened_before(con, text, 10**6)),
+        "hand_events_window": len(queries.hand_events(con, {
+            "hand_id": text, "started_at": datetime(2026, 11, 28), "ended_at": None})),
         "hand_wagers": len(queries.hand_wagers(con, text)),
         "hand_findings": len(queries.hand_findings(con, text)),
     }
@@ -96,6 +98,21 @@ def test_filters_select_what_they_name(handmade_warehouse: Path) -> None:
         assert got["floor_rows"] == 1 and got["findings"] == 1 and got["hand_events"] == 17
         assert got["hand_wagers"] == 4 and got["hand"] == 1
         assert len(queries.table_opened_before(con, "T1", 500)) == 1
+        assert len(queries.table_opened_before(con, "T1", 500, datetime(2026, 11, 28, 21))) == 1
+
+
+def test_a_hands_events_are_read_in_a_window_around_it(handmade_warehouse: Path) -> None:
+    with queries.open_warehouse(handmade_warehouse) as con:
+        h1, h2 = queries.hand(con, "H1"), queries.hand(con, "H2")
+        assert h1 is not None and h2 is not None
+        assert len(queries.hand_events(con, h1)) == 17
+        assert len(queries.hand_events(con, h2)) == 0  # its dispute came 12 days later
+        late = queries.hand_events(con, h2, late_days=None)
+        assert list(late["type"]) == ["DisputeOpened"]
+        # H2 ended 2026-11-27 12:02; the dispute came 12 days 8 hours later
+        assert len(queries.hand_events(con, h2, late_days=12)) == 0
+        assert len(queries.hand_events(con, h2, late_days=13)) == 1
+        assert len(queries.hand_wagers(con, "H2", h2["gaming_day"])) == 5
         assert len(queries.find_hands(con, seat=3)) == 1
         assert len(queries.find_hands(con, start=datetime(2026, 11, 29),
                                       end=datetime(2026, 11, 29, 23))) == 2
@@ -149,18 +166,6 @@ def test_busy_warehouse_is_reported(handmade_warehouse: Path, tmp_path: Path) ->
         holder.wait(timeout=60)
     with queries.open_warehouse(path) as con:  # free again
         assert queries.hand_count(con) == 4
-
-
-def test_connection_closed_after_a_page(handmade_warehouse: Path, tmp_path: Path) -> None:
-    """Pages hold the file only while they run, so a load can start afterwards."""
-    path = tmp_path / "w.duckdb"
-    path.write_bytes(handmade_warehouse.read_bytes())
-    with queries.open_warehouse(path) as con:
-        queries.floor_rows(con, Filters())
-    writer = subprocess.run([sys.executable, "-c", "import duckdb, sys; duckdb.connect("
-                             "sys.argv[1]).execute('DELETE FROM dead_letters')", str(path)],
-                            capture_output=True, text=True, timeout=120)
-    assert writer.returncode == 0, writer.stderr
 
 
 def test_page_runs_in_one_process_share_the_sealed_instance(handmade_warehouse: Path) -> None:

@@ -58,7 +58,7 @@ def test_warehouse_text_is_escaped() -> None:
 def test_evidence_document(handmade_warehouse: Path) -> None:
     with queries.open_warehouse(handmade_warehouse) as con:
         hand = queries.hand(con, "H1")
-        events = evidence.event_dicts(queries.hand_events(con, "H1"))
+        events = evidence.event_dicts(queries.hand_events(con, hand or {}))
         doc = evidence.document(hand or {}, events, queries.hand_wagers(con, "H1"),
                                 queries.hand_findings(con, "H1"))
     back = json.loads(evidence.to_json(doc))

@@ -183,6 +183,10 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
     for i, (kind, payload) in enumerate(H1_EVENTS):
         at = datetime(2026, 11, 28, 21, 8, i)
         events.append((f"e-h1-{i:02d}", kind, "T1", "H1", 500 + i, at, D28, payload))
+    # a dispute of H2 filed twelve days after the hand: outside the audit page's usual window
+    events.append(("e-h2-dispute", "DisputeOpened", "T1", "H2", 9000,
+                   datetime(2026, 12, 9, 20, 0), date(2026, 12, 9),
+                   {"seat": 3, "claim": "my raise was refused"}))
     con.executemany("INSERT INTO events VALUES (?,?,1,?,?,?,?,?,?,'test.jsonl',?)",
                     [(eid, k, t, h, seq, at, d, json.dumps(p), str(seq))
                      for eid, k, t, h, seq, at, d, p in events])
