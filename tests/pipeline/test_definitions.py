@@ -3,7 +3,7 @@ grown; the daily schedule's run rebuilds every rollup."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,7 @@ def test_daily_schedule_rebuilds_the_rollups(tmp_path: Path) -> None:
 
     schedule = defs.resolve_schedule_def("daily_rollups")
     ctx = dg.build_schedule_context(
-        scheduled_execution_time=datetime(2026, 11, 30, 6, 15, tzinfo=timezone.utc))
+        scheduled_execution_time=datetime(2026, 11, 30, 6, 15, tzinfo=UTC))
     data = schedule.evaluate_tick(ctx)
     (request,) = data.run_requests
     assert request.run_config["ops"]["table_hold_daily"]["config"] == {"full_rebuild": True}

@@ -1,0 +1,154 @@
+"""The warehouse's connections and settings, and the steps without Dagster: read-only
+readers wait for a writer and give up clearly; the gaming day start is configurable and
+fixed per warehouse; de-duplication within and across batches; a SQLite log as source."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from events.logs import open_log
+from pipeline.analytics.steps import update_rollups
+from pipeline.hands.steps import update_hands
+from pipeline.ingest.steps import archive_pending, load_events
+from pipeline.ingest.transforms import cursor_text, decode_lines, parse_cursor, write_batch
+from pipeline.warehouse import (
+    WarehouseBusy,
+    gaming_day_sql,
+    parse_day_start,
+    query,
+    reading,
+    writing,
+)
+from tests.pipeline import streams
+from tests.pipeline.conftest import dump, write_log
+
+HOLD = """import sys, time, duckdb
+con = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+time.sleep(float(sys.argv[2]))
+con.close()
+"""
+
+
+def _steps(log: str, wh: Path, day_start: int = 360) -> None:
+    load_events(log, wh, batch_size=50, day_start_minutes=day_start)
+    update_hands(wh, day_start, chunk=2)
+    update_rollups(wh)
+    archive_pending(wh, wh.with_name(wh.stem + "_archive"))
+
+
+def _holder(path: Path, seconds: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(path), str(seconds)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "holding"
+    return proc
+
+
+def test_reader_waits_for_the_writer_then_reads(tmp_path: Path) -> None:
+    wh = tmp_path / "w.duckdb"
+    with writing(wh) as con:
+        con.execute("INSERT INTO meta VALUES ('k', 'v')")
+    holder = _holder(wh, 1.5)  # another process holds the file for 1.5 s
+    start = time.monotonic()
+    assert query(wh, "SELECT value FROM meta WHERE key = 'k'", timeout=30) == [("v",)]
+    assert holder.wait(timeout=30) == 0
+    assert time.monotonic() - start > 0.2  # it did have to wait
+
+
+def test_reader_gives_up_with_a_clear_error(tmp_path: Path) -> None:
+    wh = tmp_path / "w.duckdb"
+    with writing(wh):
+        pass
+    holder = _holder(wh, 20)
+    try:
+        with pytest.raises(WarehouseBusy, match=r"did not release it within 0\.3 s"):
+            query(wh, "SELECT 1", timeout=0.3)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_missing_warehouse_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="run `uth load` first"), \
+            reading(tmp_path / "none.duckdb"):
+        pass
+
+
+def test_day_start_parsing_and_sql() -> None:
+    assert parse_day_start("06:00") == 360 and parse_day_start("23:30") == 1410
+    for bad in ("24:00", "6", "06:60", "x:y"):
+        with pytest.raises(ValueError):
+            parse_day_start(bad)
+    before = gaming_day_sql("TIMESTAMP '2026-11-30 05:59:59'", 360)
+    after = gaming_day_sql("TIMESTAMP '2026-11-30 06:00:00'", 360)
+    with _memory() as con:
+        got = con.execute(f"SELECT {before}, {after}").fetchall()
+    assert got == [(date(2026, 11, 29), date(2026, 11, 30))]
+
+
+def _memory() -> contextlib.closing[duckdb.DuckDBPyConnection]:
+    return contextlib.closing(duckdb.connect())
+
+
+def test_gaming_day_start_is_configurable_and_fixed(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "floor.jsonl", streams.floor_lines())
+    wh = tmp_path / "midnight.duckdb"
+    _steps(str(log), wh, day_start=0)  # calendar days
+    # T2's 05:52 buy-in and H4 (05:55) now fall on 2026-11-30 with the rest of T2
+    assert query(wh, """SELECT table_id, gaming_day, hands, "drop", house_win
+        FROM table_hold_daily ORDER BY 1, 2""") == [
+        ("T1", date(2026, 11, 29), 3, 150000, -12500),
+        ("T2", date(2026, 11, 30), 2, 50000, -1000)]
+    with pytest.raises(ValueError, match="gaming_day_start = 00:00, not 06:00"):
+        load_events(str(log), wh, day_start_minutes=360)
+
+
+def test_duplicates_within_and_across_batches(tmp_path: Path) -> None:
+    t1, _ = streams.floor()
+    data = streams.lines(t1[:6])
+    wh = tmp_path / "w.duckdb"
+    with writing(wh) as con:
+        first = write_batch(con, decode_lines([data[0], data[1], data[0], b"nope"]), "s",
+                            {0: 5}, 360)
+    assert (first.records, first.new_events, first.duplicates, first.rejected) == (4, 2, 1, 1)
+    with writing(wh) as con:
+        second = write_batch(con, decode_lines(data[1:6]), "s", {0: 10}, 360)
+    assert (second.new_events, second.duplicates) == (4, 1)
+    assert query(wh, "SELECT count(*), count(DISTINCT event_id) FROM events") == [(6, 6)]
+    assert query(wh, "SELECT position, events_loaded FROM load_positions") == [('{"0": 10}', 6)]
+    assert query(wh, "SELECT position FROM dead_letters") == [("line 4",)]
+    # the work queued for the later steps: one hand (H1), one table, one (table, day)
+    assert query(wh, "SELECT DISTINCT hand_id FROM pending.hands") == [("H1",)]
+    assert query(wh, "SELECT DISTINCT table_id, gaming_day FROM pending.archive") == [
+        ("T1", date(2026, 11, 29))]
+
+
+def test_cursor_text_round_trip() -> None:
+    assert cursor_text({1: 7, 0: 42}) == '{"0": 42, "1": 7}'
+    assert parse_cursor(cursor_text({1: 7, 0: 42})) == {0: 42, 1: 7}
+    assert parse_cursor(None) == {} and parse_cursor("") == {}
+
+
+def test_sqlite_log_source_gives_the_same_tables(tmp_path: Path) -> None:
+    lines = streams.floor_lines()
+    url = f"sqlite:///{tmp_path / 'log.db'}"
+    with open_log(url) as log:
+        log.append([("T", line) for line in lines])
+    from_sqlite, from_file = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    _steps(url, from_sqlite)
+    _steps(str(write_log(tmp_path / "floor.jsonl", lines)), from_file)
+    a, b = dump(from_sqlite), dump(from_file)
+    for table in ("hands", "wagers", "table_hold_daily", "trips_performance", "trips_hits",
+                  "dealer_performance"):
+        assert a[table] == b[table], table
+    assert query(from_sqlite, "SELECT position FROM load_positions") == [('{"0": 87}',)]
+    assert query(from_sqlite, "SELECT min(position) FROM events WHERE seq = 0 AND "
+                              "table_id = 'T1'") == [("row 1",)]
