@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from events.audit_batch import audit_hands
+from events.audit_batch import audit_hands, judge
 from events.audit_findings import (
     FINDING_KINDS,
     DisputeRecord,
@@ -51,7 +51,7 @@ from events.audit_settle import HandSettlement, settle_hand, settle_hands
 from events.codec import Rejection
 from events.evidence import evidence
 from events.replay import DisputeNote, HandState, TableContext, apply, fold
-from events.replay_fast import fast_fold
+from events.replay_fast import fast_fold, fast_plan
 from events.schemas import (
     DisputeOpened,
     DisputeResolved,
@@ -135,61 +135,64 @@ class Auditor:
     def feed_many(self, items: Iterable[Any]) -> None:
         """Feed ``Event``/``Rejection`` items or ``(position, item)`` pairs. Each table's
         events keep their order; tables are independent of each other."""
-        by_table: dict[str, tuple[list[Event], list[Any]]] = {}
-        for item in items:
-            if type(item) is tuple:
-                position, item = item
-            else:
-                position = None
-            if type(item) is Rejection:
-                self._rejected(item)
-                continue
-            lists = by_table.get(item.table_id)
-            if lists is None:
-                lists = by_table[item.table_id] = ([], [])
-            lists[0].append(item)
-            lists[1].append(position)
+        items = items if isinstance(items, list) else list(items)
+        by_table: dict[str, tuple[list[Event], list[Any] | None]] = {}
+        if items and type(items[0]) is not tuple:
+            for item in items:  # the common case: no positions
+                if type(item) is Rejection:
+                    self._rejected(item)
+                    continue
+                lists = by_table.get(item.table_id)
+                if lists is None:
+                    lists = by_table[item.table_id] = ([], None)
+                lists[0].append(item)
+        else:
+            for pair in items:
+                position, item = pair if type(pair) is tuple else (None, pair)
+                if type(item) is Rejection:
+                    self._rejected(item)
+                    continue
+                lists = by_table.get(item.table_id)
+                if lists is None:
+                    lists = by_table[item.table_id] = ([], [])
+                lists[0].append(item)
+                lists[1].append(position)  # type: ignore[union-attr]
         seq = self.sequencer
         for table_id, (events, positions) in by_table.items():
             if seq.take_run(table_id, events):  # the common case: the sequence goes on
                 self._route(events, positions)
                 continue
-            for ev, pos in zip(events, positions, strict=True):
-                seq.push(ev, pos, self._process)
+            for k, ev in enumerate(events):
+                seq.push(ev, positions[k] if positions else None, self._process)
                 if seq.findings:
                     self._emit_all(seq.findings)
                     seq.findings.clear()
 
-    def _route(self, events: list[Event], positions: list[Any]) -> None:
+    def _route(self, events: list[Event], positions: list[Any] | None) -> None:
         """In-order events of one table to their hands, a run of one hand at a time."""
         hands = [e.hand_id for e in events]
+        open_ = self.open
         a = 0
         for hand_id, run in groupby(hands):
-            b = a + sum(1 for _ in run)
-            if hand_id is None:
+            b = a + len(list(run))
+            hand = open_.get(hand_id) if hand_id is not None else None
+            if hand is None:  # a table event, a new hand or a late one: one by one
                 for k in range(a, b):
-                    self._process(events[k], positions[k])
-                a = b
-                continue
-            hand = self.open.get(hand_id)
-            if hand is None:  # a new hand (or a late event): its first event decides
-                self._process(events[a], positions[a])
-                hand = self.open.get(hand_id)
-                if hand is None:
-                    for k in range(a + 1, b):
-                        self._process(events[k], positions[k])
+                    self._process(events[k], positions[k] if positions else None)
+                    if k + 1 < b and hand_id is not None and hand_id in open_:
+                        hand = open_[hand_id]
+                        a = k + 1
+                        break
+                else:
                     a = b
                     continue
-                a += 1
-                if a == b:
-                    continue
             chunk = events[a:b]
-            if positions[a] is not None:
-                where = self.positions.setdefault(hand_id, {})
+            if positions is not None:
+                where = self.positions.setdefault(hand_id, {})  # type: ignore[arg-type]
                 where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
             hand[1].extend(chunk)
             if not _ENDS.isdisjoint(map(type, chunk)):
-                self._ended(hand_id, chunk[0].table_id)
+                self._ended(hand_id, chunk[0].table_id)  # type: ignore[arg-type]
             a = b
 
     def _original(self, ev: Event) -> Event | None:
@@ -291,13 +294,34 @@ class Auditor:
         return f
 
     def flush(self) -> None:
-        """Settle the hands that ended (or were abandoned) since the last flush."""
+        """Settle the hands that ended (or were abandoned) since the last flush.
+
+        Plain hands (:func:`~events.replay_fast.fast_plan`) are judged in bulk; a hand that
+        is not plain, or whose payouts are not all right, is folded event by event and
+        settled by ``settle_hands``, which words its findings."""
         if not self.ready:
             return
         hands = list(self.ready.items())
         self.ready.clear()
+        encode = _encoder.encode
+        full: list[tuple[str, TableContext | None, list[Event]]] = []
+        if self.records:
+            full = [(h, table, events) for h, (table, events) in hands]
+        else:
+            plans = [fast_plan(events, table) for _, (table, events) in hands]
+            judged = judge([p for p in plans if p is not None])
+            verdicts = iter(judged)
+            for (hand_id, (table, events)), plan in zip(hands, plans, strict=True):
+                if plan is not None and next(verdicts):
+                    self._remember(hand_id, table, encode(events), None)
+                else:
+                    full.append((hand_id, table, events))
+        if full:
+            self._settle_fully(full)
+
+    def _settle_fully(self, hands: list[tuple[str, TableContext | None, list[Event]]]) -> None:
         states = []
-        for hand_id, (table, events) in hands:
+        for hand_id, table, events in hands:
             table_id = events[0].table_id
             state = fast_fold(events, hand_id, table_id, table)
             if state is None:
@@ -305,7 +329,7 @@ class Auditor:
             states.append(state)
         positions = self.positions
         encode = _encoder.encode
-        for (hand_id, (table, events)), state, (_status, findings) in zip(
+        for (hand_id, table, events), state, (_status, findings) in zip(
                 hands, states, audit_hands(states), strict=True):
             where = positions.pop(hand_id, None) if positions else None
             for f in findings:
@@ -319,12 +343,14 @@ class Auditor:
             self._remember(hand_id, table, encode(events), state)
 
     def _remember(self, hand_id: str, table: TableContext | None, blob: bytes,
-                  state: HandState) -> None:
+                  state: HandState | None) -> None:
         completed = self.completed
         completed[hand_id] = (table, blob)
         if len(completed) > self.remember:
             completed.popitem(last=False)
-        if self.records and not self.quiet:
+        if self.positions:
+            self.positions.pop(hand_id, None)
+        if state is not None and self.records and not self.quiet:
             index = self._settled_index.get(hand_id)
             if index is None:
                 self._settled_index[hand_id] = len(self.settled)

@@ -20,6 +20,7 @@ from events.audit_findings import Finding
 from events.audit_settle import CARD_INDEX, _closing, settle_hands
 from events.evaluation import category, evaluate7
 from events.replay import HandState
+from events.replay_fast import Plan, SeatPlan
 from events.rulesets import Ruleset
 from events.settlement import OUTCOME_NAMES, settle_batch
 
@@ -131,3 +132,63 @@ def _judge(states: Sequence[HandState], rows: list[list[int]], players: list[_Pl
         out[hand] = None
         full.append(hand)
 
+
+
+def judge(plans: Sequence[Plan]) -> list[bool]:
+    """For each plain hand, whether every recorded payout is the engine's settlement: all
+    the seven-card hands in one ``evaluate7`` call, the wagers of each ruleset in one
+    ``settle_batch`` call, the comparison in NumPy. ``False`` sends the hand to the full
+    path, which words the findings."""
+    ok = [True] * len(plans)
+    rows: list[list[int]] = []
+    seats: list[SeatPlan] = []
+    d_rows: list[int] = []
+    owner: list[int] = []
+    rulesets: dict[int, Ruleset] = {}
+    group: list[int] = []
+    for i, plan in enumerate(plans):
+        if plan.voided or plan.ruleset is None:
+            continue
+        d = len(rows)
+        rows.append(plan.dealer)
+        rows += plan.rows
+        seats += plan.seats
+        n = len(plan.seats)
+        d_rows += [d] * n
+        owner += [i] * n
+        key = id(plan.ruleset)
+        rulesets[key] = plan.ruleset
+        group += [key] * n
+    if not seats:
+        return ok
+    strength = evaluate7(np.array(rows, dtype=np.int16))
+    cat = category(strength)
+    # player rows follow their dealer's row: row of seat k = its dealer row + its place
+    table = np.array(seats, dtype=np.int64)
+    d_idx = np.array(d_rows, dtype=np.intp)
+    p_idx = d_idx + _places(plans)
+    keys = np.array(group, dtype=np.int64)
+    bad = np.zeros(len(seats), dtype=bool)
+    for key, ruleset in rulesets.items():
+        sel = np.flatnonzero(keys == key)
+        t = table[sel]
+        res = settle_batch(ruleset, t[:, 1], t[:, 2], t[:, 3], t[:, 4].astype(bool),
+                           strength[p_idx[sel]], cat[p_idx[sel]], strength[d_idx[sel]],
+                           cat[d_idx[sel]])
+        wrong = np.zeros(len(sel), dtype=bool)
+        for k, spot in enumerate(_SPOTS):
+            codes, amounts = res[spot]
+            wrong |= (t[:, 5 + 2 * k] != codes) | (t[:, 6 + 2 * k] != amounts)
+        bad[sel] = wrong
+    for i in set(np.asarray(owner)[bad].tolist()):
+        ok[i] = False
+    return ok
+
+
+def _places(plans: Sequence[Plan]) -> np.ndarray:
+    """1, 2, ... for the seats of each judged hand (their rows follow the dealer's)."""
+    out: list[int] = []
+    for plan in plans:
+        if not plan.voided and plan.ruleset is not None:
+            out += range(1, len(plan.seats) + 1)
+    return np.array(out, dtype=np.intp)

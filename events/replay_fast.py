@@ -12,8 +12,9 @@ tests check both on random legal hands and on hands with one thing wrong.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from events.cards import DECK
 from events.replay import (
     _DEFAULT_MULTIPLES,
     _STREET_AT,
@@ -22,6 +23,7 @@ from events.replay import (
     TableContext,
 )
 from events.rules import STREETS, SeatState
+from events.rulesets import Ruleset
 from events.schemas import (
     BetPlaced,
     CardsDealt,
@@ -38,12 +40,41 @@ from events.schemas import (
 )
 
 _new = object.__new__
+_paid = tuple.__new__
+
+
+class _Walk(NamedTuple):
+    first: HandStarted
+    bets: dict[int, list[int]]
+    dec: dict[int, list[Any]]
+    hole: dict[int, tuple[str, ...]]
+    cards: dict[str, str]
+    community: tuple[str, ...]
+    dealer: tuple[str, ...]
+    revealed: tuple[str, ...]
+    dealer_revealed: tuple[str, ...]
+    order: str | None
+    payouts: dict[tuple[int, str], Paid]
+    disputes: list[Any]
+    ended: str | None
+    ended_at: str | None
+    void_reason: str | None
 
 
 def fast_fold(events: Sequence[Event], hand_id: str, table_id: str,
               table: TableContext | None) -> HandState | None:
     """The final state of a clean hand (no finding anywhere), or ``None`` to say "fold it
     event by event"."""
+    w = _walk(events, table)
+    if w is None:
+        return None
+    assert table is not None
+    return _state(hand_id, table_id, table, *w)
+
+
+def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
+    """One pass over a clean hand's events, checking as the fold would; the hand as local
+    values, or ``None`` at the first thing the fold could flag."""
     if table is None or table.limits is None or not events:
         return None
     first = events[0]
@@ -87,8 +118,8 @@ def fast_fold(events: Sequence[Event], hand_id: str, table_id: str,
                 b = bets.get(p.seat)
                 if b is None or not b[_SPOT[p.spot]]:
                     return None
-            payouts[key] = Paid(p.outcome, p.amount, ev.event_id, not dealer_revealed,
-                                ev.occurred_at)
+            payouts[key] = _paid(Paid, (p.outcome, p.amount, ev.event_id, not dealer_revealed,
+                                        ev.occurred_at, 0))
         elif kind is BetPlaced:
             seat, spot, amount = p.seat, p.spot, p.amount
             if cards or seat not in in_play:
@@ -179,12 +210,12 @@ def fast_fold(events: Sequence[Event], hand_id: str, table_id: str,
             disputes.append(ev)
         else:
             return None
-    return _state(hand_id, table_id, table, first, bets, dec, hole, cards, community, dealer,
-                  revealed, dealer_revealed, order, payouts, disputes, ended, ended_at,
-                  void_reason)
+    return _Walk(first, bets, dec, hole, cards, community, dealer, revealed, dealer_revealed,
+                 order, payouts, disputes, ended, ended_at, void_reason)
 
 
 _SPOT = {"ante": 0, "blind": 1, "trips": 2}
+CARD_INDEX = {c: i for i, c in enumerate(DECK)}
 
 
 def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
@@ -224,3 +255,69 @@ def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
         void_reason=void_reason, disputes=notes, findings=(), started_at=first.occurred_at,
         ended_at=ended_at)
     return state
+
+
+# ------------------------------------------------------------------------ the lean audit
+
+#: A seat of a plain hand: seat, ante, play, trips, folded (0/1), then the recorded
+#: (outcome code, amount) of ante, blind, play, trips (code 2 and 0 where no wager).
+SeatPlan = tuple[int, ...]
+
+_CODE = {"win": 1, "push": 0, "lose": -1}
+
+
+class Plan(NamedTuple):
+    """A plain finished hand, ready to be judged in bulk (``events.audit_batch.judge``):
+    its seven-card hands as card indices and every wager with its recorded payout."""
+
+    ruleset: Ruleset | None
+    voided: bool
+    dealer: list[int]
+    rows: list[list[int]]
+    seats: list[SeatPlan]
+
+
+def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
+    """The hand as a :class:`Plan` when it is plain: no finding in its fold, none in its
+    closing checks (ended, dealer revealed before any payout, every seat raised or folded,
+    rules and cards known), no dispute, one payout per wager. Else ``None``."""
+    w = _walk(events, table)
+    if w is None or w.ended is None or w.disputes:
+        return None
+    payouts = w.payouts
+    if w.ended == "voided":
+        for v in payouts.values():
+            if v[0] != "push" or v[1]:
+                return None
+        return Plan(None, True, [], [], [])
+    assert table is not None
+    ruleset = table.ruleset
+    if ruleset is None or not w.dealer_revealed or len(w.community) != 5 or not w.dealer:
+        return None
+    idx = CARD_INDEX
+    comm = [idx[c] for c in w.community]
+    rows: list[list[int]] = []
+    seats: list[SeatPlan] = []
+    wagers = 0
+    code = _CODE
+    for seat, (ante, blind, trips) in w.bets.items():
+        d = w.dec.get(seat)
+        hole = w.hole.get(seat)
+        if d is None or not (d[0] or d[3]) or hole is None or ante != blind:
+            return None  # neither raised nor folded, or no cards: the full path says why
+        play = d[0]
+        got: list[int] = []
+        for spot, stake in (("ante", ante), ("blind", ante), ("play", play), ("trips", trips)):
+            if not stake:
+                got += (2, 0)
+                continue
+            paid = payouts.get((seat, spot))
+            if paid is None or paid[3]:  # missing, or paid before the dealer's reveal
+                return None
+            got += (code[paid[0]], paid[1])
+            wagers += 1
+        rows.append([idx[hole[0]], idx[hole[1]], *comm])
+        seats.append((seat, ante, play, trips, 0 if play else 1, *got))
+    if wagers != len(payouts):
+        return None
+    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats)

@@ -79,27 +79,92 @@ def _file_batches(path: Path, batch: int) -> Iterator[list[tuple[Any, bytes]]]:
             block = f.read(1 << 20)
             if not block:
                 break
-            lines = (rest + block).split(b"\n")
+            data = rest + block
+            lines = data.split(b"\n")
             rest = lines.pop()
+            crlf = b"\r" in data
             for k in range(0, len(lines), batch):
                 chunk = lines[k:k + batch]
-                yield list(zip(range(number + 1, number + 1 + len(chunk)),
-                               [c.rstrip(b"\r") for c in chunk], strict=True))
+                if crlf:
+                    chunk = [c.rstrip(b"\r") for c in chunk]
+                yield list(zip(range(number + 1, number + 1 + len(chunk)), chunk,
+                               strict=True))
                 number += len(chunk)
     if rest.strip():
         yield [(number + 1, rest.rstrip(b"\r"))]
 
 
 def audit_source(source: str, *, records: bool = False, batch: int = BATCH) -> Any:
-    """Audit everything in ``source``; the ``AuditReport``."""
+    """Audit everything in ``source``; the ``AuditReport``. Findings get the position of
+    the event that showed them (a second look at the source, only when there are any)."""
     from events.audit import Auditor
     from events.codec import decode_records
 
     auditor = Auditor(records=records)
     for chunk in read_batches(source, batch):
-        items = decode_records(chunk)
-        auditor.feed_many(zip([p for p, _ in chunk], items, strict=True))
-    return auditor.finish()
+        auditor.feed_many(decode_records(chunk))
+    report = auditor.finish()
+    if report.findings:
+        report.findings = locate(report.findings, source, batch)
+    return report
+
+
+def locate(findings: list[Any], source: str, batch: int = BATCH) -> list[Any]:
+    """The findings with the position of the event that showed them (its first line, or
+    its place in the log)."""
+    import dataclasses
+
+    wanted = {f.event_id for f in findings if f.event_id and f.position is None}
+    if not wanted:
+        return findings
+    path = _jsonl_path(source)
+    where = _lines_of(path, wanted) if path is not None else _records_of(source, wanted, batch)
+    return [dataclasses.replace(f, position=where[f.event_id])
+            if f.position is None and f.event_id in where else f for f in findings]
+
+
+def _lines_of(path: Path, wanted: set[str]) -> dict[str, int]:
+    """Line numbers of the events with these ids, by a regular expression over large
+    blocks of the file (no per-line work)."""
+    import re
+
+    ids = b"|".join(re.escape(i.encode()) for i in sorted(wanted, key=len, reverse=True))
+    pattern = re.compile(rb'"event_id"\s*:\s*"(' + ids + rb')"')
+    where: dict[str, int] = {}
+    line = 1
+    rest = b""
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            data = rest + block
+            cut = data.rfind(b"\n") + 1
+            data, rest = data[:cut], data[cut:]
+            at = 0
+            for m in pattern.finditer(data):
+                line += data.count(b"\n", at, m.start())
+                at = m.start()
+                where.setdefault(m.group(1).decode(), line)
+            line += data.count(b"\n", at)
+    if rest:
+        for m in pattern.finditer(rest):
+            where.setdefault(m.group(1).decode(), line + rest.count(b"\n", 0, m.start()))
+    return where
+
+
+def _records_of(source: str, wanted: set[str], batch: int) -> dict[str, Any]:
+    import re
+
+    pattern = re.compile(rb'"event_id"\s*:\s*"([^"]*)"')
+    where: dict[str, Any] = {}
+    for chunk in read_batches(source, batch):
+        for position, raw in chunk:
+            m = pattern.search(raw)
+            if m is not None:
+                eid = m.group(1).decode("utf-8", "replace")
+                if eid in wanted:
+                    where.setdefault(eid, position)
+        if len(where) == len(wanted):
+            break
+    return where
 
 
 def run(args: argparse.Namespace) -> int:
