@@ -25,7 +25,9 @@ from events.sim_format import (
     hstack,
     json_bytes,
     lookup,
+    place,
     squeeze,
+    width_of,
 )
 from events.sim_players import METHODS
 
@@ -159,6 +161,7 @@ _TYPES = ("DisputeOpened", "DisputeResolved", "ChipsPurchased", "HandStarted", "
           "PayoutRecorded", "HandEnded", "HandVoided")
 _TYPE_OF_KIND = {K_CHIPS: 2, K_START: 3, K_BET: 4, K_COMM: 5, K_SEAT: 5, K_DEALER: 5,
                  K_DEC: 6, K_FLOP: 7, K_TURN: 7, K_DREV: 8, K_PAY: 9, K_END: 10, K_VOID: 11}
+_TYPE_M = lookup([b'{"type":"%s"' % t.encode() for t in _TYPES])
 _SPOT_M = lookup(SPOTS)
 _STREET_M = lookup(STREETS)
 _OUTCOME_M = lookup([b"lose", b"push", b"win"])  # by code + 1
@@ -170,33 +173,23 @@ def render(
     table_id: str, ids: IdMaker, layout: Layout, rows_ev: IntArray, cols_ev: IntArray,
     seq: IntArray, ts: npt.NDArray[np.bytes_], r: Rows, c: Cells,
     disputes: dict[tuple[int, int], tuple[str, bytes, bytes]],
-) -> list[bytes]:
-    """The JSON line of every event (given by its row and column), in that order."""
+) -> bytes:
+    """The JSON Lines text of the events (given by their rows and columns), in order."""
     n = len(rows_ev)
     kinds = layout.kind[cols_ev]
     seats = layout.seat[cols_ev]
     aux = layout.aux[cols_ev]
     cell = c.index[rows_ev, np.maximum(seats, 0)]
+    n_rows = len(r.hand)
 
-    hand_rows = fixed(r.hand)
-    tails = ids.tails(seq).view(np.uint8).reshape(n, 12)
-    seq_d = digits(seq)
-    stamps = ts.view(np.uint8).reshape(n, 24)
-    mid = b'","schema_version":1,"table_id":' + json_bytes(table_id) + b',"hand_id":'
-    out = np.empty(n, dtype=object)
+    type_code = np.array([_TYPE_OF_KIND.get(k, 0) for k in range(14)])[kinds]
+    hand_idx = np.where(kinds == K_CHIPS, n_rows, rows_ev)
+    hand = fixed([*r.hand, b"null"])[hand_idx]
+    blocks: list[tuple[IntArray, tuple[Field, ...]]] = []
 
-    def add(sel: IntArray, *payload: Field, kind: int | None = None,
-            type_field: Field | None = None, hand: Field | None = None) -> None:
-        """The lines of the events ``sel``, all of one kind: envelope, then payload."""
-        if not len(sel):
-            return
-        if type_field is None:
-            type_field = b'{"type":"%s"' % _TYPES[_TYPE_OF_KIND[kinds[sel[0]]]].encode()
-        fields: list[Field] = [
-            type_field, b',"event_id":"' + ids.prefix, tails[sel], mid,
-            hand_rows[rows_ev[sel]] if hand is None else hand, b',"seq":', seq_d[sel],
-            b',"occurred_at":"', stamps[sel], b'","payload":', *payload, b"}\n"]
-        out[sel] = squeeze(hstack(len(sel), *fields))
+    def add(kind_sel: IntArray, *fields: Field) -> None:
+        if len(kind_sel):
+            blocks.append((kind_sel, fields))
 
     def where(kind: int) -> IntArray:
         return np.flatnonzero(kinds == kind)
@@ -245,11 +238,29 @@ def render(
     sel = where(K_CHIPS)
     cs = cell[sel]
     add(sel, b'{"seat":', digits(c.seat_no[cs]), b',"amount":', digits(c.chips[cs]),
-        b',"method":"', _METHOD_M[c.method[cs]], b'"}', hand=b"null")
+        b',"method":"', _METHOD_M[c.method[cs]], b'"}')
     sel = where(K_DISPUTE)
     if len(sel):
         found = [disputes[(int(rows_ev[i]), int(aux[i]))] for i in sel.tolist()]
-        add(sel, fixed([f[2] for f in found]), hand=fixed([f[1] for f in found]),
-            type_field=fixed([b'{"type":"%s"' % f[0].encode() for f in found]))
-    result: list[bytes] = out.tolist()
-    return result
+        type_code[sel] = [0 if f[0] == "DisputeOpened" else 1 for f in found]
+        hand_d = fixed([f[1] for f in found])
+        if hand_d.shape[1] > hand.shape[1]:
+            hand = np.pad(hand, ((0, 0), (0, hand_d.shape[1] - hand.shape[1])))
+        hand[sel] = 0
+        hand[sel, :hand_d.shape[1]] = hand_d
+        add(sel, fixed([f[2] for f in found]))
+
+    head: list[Field] = [
+        _TYPE_M[type_code], b',"event_id":"' + ids.prefix,
+        ids.tails(seq).view(np.uint8).reshape(n, 12),
+        b'","schema_version":1,"table_id":' + json_bytes(table_id) + b',"hand_id":', hand,
+        b',"seq":', digits(seq), b',"occurred_at":"', ts.view(np.uint8).reshape(n, 24),
+        b'","payload":']
+    start = width_of(head)
+    width = start + max((width_of(f) for _, f in blocks), default=2) + 2
+    out = np.zeros((n, width), dtype=np.uint8)
+    out[:, -2:] = np.frombuffer(b"}\n", dtype=np.uint8)
+    place(out, slice(None), 0, head)
+    for sel, fields in blocks:
+        place(out, sel, start, fields)
+    return squeeze(out)

@@ -3,7 +3,7 @@ writes for the same event, built from NumPy columns without one Python operation
 
 A batch of events is first a ``uint8`` matrix, one row per event: the line's bytes and a
 newline, with NUL bytes wherever a field is shorter than its column (numbers right-aligned
-in theirs). :func:`squeeze` drops every NUL at once and splits the lines.
+in theirs). :func:`squeeze` drops every NUL at once: the JSON Lines text.
 
 Event ids are version-4 UUIDs: a random prefix per table from the seeded generator, then
 48 bits counting the table's events from a random offset, so they are unique, the same for
@@ -19,7 +19,7 @@ time.
 >>> ids.tails(np.array([0, 1])).tolist() == [ids.make(0)[-12:], ids.make(1)[-12:]]
 True
 >>> squeeze(hstack(3, b"[", digits(np.array([7, -120, 0])), b"]\\n"))
-[b'[7]', b'[-120]', b'[0]']
+b'[7]\\n[-120]\\n[0]\\n'
 """
 
 from __future__ import annotations
@@ -138,12 +138,11 @@ def cards(c: npt.NDArray[np.int64]) -> U8:
     return out.reshape(n, 5 * k)[:, :-1]
 
 
-def squeeze(rows: U8) -> list[bytes]:
-    """The lines of NUL-padded rows that each end with a newline: every NUL dropped at
-    once, then split."""
+def squeeze(rows: U8) -> bytes:
+    """The text of NUL-padded rows: every NUL dropped at once."""
     flat = rows.ravel()
     text: bytes = flat[flat != 0].tobytes()
-    return text.split(b"\n")[:-1]
+    return text
 
 
 def json_bytes(text: str) -> bytes:

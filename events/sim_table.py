@@ -86,13 +86,21 @@ class Rates:
 
 @dataclass(frozen=True)
 class Batch:
-    """Events of one table, in ``seq`` order, with their times and hand numbers."""
+    """Events of one table in ``seq`` order, as *units* of JSON Lines text: a hand with the
+    events just before it (chip purchases, disputes of earlier hands), or the table's
+    opening or closing. Per event: its time and the hand it is part of (-1 otherwise)."""
 
+    units: list[bytes]
+    unit_events: IntArray  # events in each unit
     times: IntArray
-    lines: list[bytes]  # the events' JSON, one each
-    hand_no: IntArray  # the hand an event belongs to while it is dealt; -1 otherwise
+    hand_no: IntArray
     hands: int
     truth: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _single_unit(lines: list[bytes], times: list[int]) -> Batch:
+    return Batch([b"".join(x + b"\n" for x in lines)], np.array([len(lines)]),
+                 np.array(times, dtype=np.int64), np.full(len(lines), -1), 0)
 
 
 def _hand_json(table_id: str, n: int) -> bytes:
@@ -138,8 +146,8 @@ class TableSim:
                       s.ruleset.currency.encode()))
         if s.max_trips is not None:
             payload += b',"max_trips":%d' % s.max_trips
-        line = self._single("TableOpened", self.clock, payload + b"}")
-        return Batch(np.array([self.clock]), [line], np.array([-1]), 0)
+        return _single_unit([self._single("TableOpened", self.clock, payload + b"}")],
+                            [self.clock])
 
     def close(self) -> Batch:
         """Disputes still pending, then ``TableClosed``."""
@@ -154,7 +162,7 @@ class TableSim:
         times.append(t)
         lines.append(self._single("TableClosed", t, b"{}"))
         self.clock = t
-        return Batch(np.array(times, dtype=np.int64), lines, np.full(len(lines), -1), 0)
+        return _single_unit(lines, times)
 
     def close_now(self, at_ms: int) -> bytes:
         """``TableClosed`` right away (shutdown): pending disputes are dropped."""
@@ -172,7 +180,8 @@ class TableSim:
         idle_before = np.diff(np.concatenate([[0], idle_cum[kept]])) if len(kept) else kept
         if len(kept) == 0:
             self.idle += wanted
-            return Batch(np.zeros(0, np.int64), [], np.zeros(0, np.int64), 0)
+            return Batch([], np.zeros(0, np.int64), np.zeros(0, np.int64),
+                         np.zeros(0, np.int64), 0)
         idle_before[0] += self.idle
         self.idle = int(idle_cum[-1] - idle_cum[kept[-1]])
         occ = occ_all[kept]
@@ -308,8 +317,13 @@ class TableSim:
         )
         cells = Cells(index, cell_j.astype(np.int64) + 1, ante, trips, act, dec.auto,
                       mp.codes, mp.amounts, hole, chips, attrs[:, 5])
-        lines = render(spec.table_id, self.ids, lay, rows_ev, cols_ev, seq, timestamps(times),
-                        rows, cells, disputes)
+        text = render(spec.table_id, self.ids, lay, rows_ev, cols_ev, seq, timestamps(times),
+                      rows, cells, disputes)
+        # one unit of text per hand (its row of slots): cut after the row's last newline
+        newlines = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+        last = np.flatnonzero(np.append(rows_ev[1:] != rows_ev[:-1], True))
+        cut = (newlines[last] + 1).tolist()
+        units = [text[a:b] for a, b in zip([0, *cut[:-1]], cut, strict=True)]
         hand_no = np.where(lay.kind[cols_ev] > K_CHIPS, first_hand + rows_ev, -1)
         truth = self._truth(mp.kind, mp.amounts, amounts, cell_r, cell_j, pc, hand_json,
                             dealer_row, first_hand)
@@ -319,7 +333,8 @@ class TableSim:
         self.clock = int(origins[-1] + inc[-1].sum())
         self.last_occ = occ_all[-1].copy()
         self.hands += n_rows
-        return Batch(times, lines, hand_no.astype(np.int64), n_rows, truth)
+        return Batch(units, np.diff(np.concatenate([[-1], last])), times,
+                     hand_no.astype(np.int64), n_rows, truth)
 
     # -- pieces ----------------------------------------------------------------------------
     def _seat_list(self, bits: int) -> bytes:

@@ -8,7 +8,7 @@ real time. Same configuration and seed, same bytes: event ids come from seeded g
 and times from a simulated clock starting at ``start``.
 
 >>> cfg = SimConfig(tables=2, hands=3, seed=7, ruleset="charlevoix-2011")
->>> lines = [line for chunk in Floor(cfg).chunks() for line in chunk.lines]
+>>> lines = [line for chunk in Floor(cfg).chunks() for line in chunk.lines()]
 >>> import msgspec
 >>> first = msgspec.json.decode(lines[0])
 >>> first["type"], first["seq"], first["payload"]["ruleset"]
@@ -116,119 +116,127 @@ def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
 
 @dataclass(frozen=True)
 class Chunk:
-    """Events of several tables in stream order."""
+    """Units of several tables in stream order: each unit is JSON Lines text (a hand with
+    the events before it, a table's opening or closing, or -- for a paced floor -- a single
+    event) and, per unit, its events, table, first and last time, hand and whether it ends
+    that hand."""
 
-    lines: list[bytes]  # each event's JSON
-    times: IntArray
-    tables: IntArray  # table index of each event
-    hand_no: IntArray  # hand number while dealt, -1 for table and between-hand events
-    ends: IntArray  # 1 on the event that ends a hand (HandEnded, HandVoided)
+    texts: list[bytes]
+    counts: IntArray
+    tables: IntArray
+    times: IntArray  # time of the unit's first event
+    last_times: IntArray
+    hand_no: IntArray  # the hand the unit's last event belongs to, -1 for none
+    ends: IntArray  # 1 when the unit's last event ends its hand
     table_ids: tuple[str, ...]
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return len(self.texts)
 
     def data(self, lo: int = 0, hi: int | None = None) -> bytes:
-        """Events ``lo:hi`` as JSON Lines text."""
-        return b"\n".join(self.lines[lo:hi]) + b"\n" if self.lines[lo:hi] else b""
+        """Units ``lo:hi`` as JSON Lines text."""
+        return b"".join(self.texts[lo:hi])
+
+    def lines(self, lo: int = 0, hi: int | None = None) -> list[bytes]:
+        """The events of units ``lo:hi``, one JSON document each."""
+        return self.data(lo, hi).split(b"\n")[:-1]
 
     def keys(self, lo: int = 0, hi: int | None = None) -> list[str]:
-        """The table_id of events ``lo:hi`` (the log key)."""
-        ids = [self.table_ids[t] for t in range(len(self.table_ids))]
-        return [ids[t] for t in self.tables[lo:hi].tolist()]
+        """The table_id of each event of units ``lo:hi`` (the log key)."""
+        ids = self.table_ids
+        return [ids[t] for t, c in zip(self.tables[lo:hi].tolist(),
+                                       self.counts[lo:hi].tolist(), strict=True)
+                for _ in range(c)]
+
+    def events(self, lo: int = 0, hi: int | None = None) -> int:
+        return int(self.counts[lo:hi].sum())
 
 
-def _empty_chunk(table_ids: tuple[str, ...]) -> Chunk:
-    empty = np.zeros(0, np.int64)
-    return Chunk([], empty, empty, empty, empty, table_ids)
+_FIELDS = ("texts", "counts", "times", "last_times", "hand_no", "ends")
+Units = tuple[list[bytes], IntArray, IntArray, IntArray, IntArray, IntArray]
+
+
+def _concat(parts: list[Units]) -> Units:
+    if len(parts) == 1:
+        return parts[0]
+    texts = [x for p in parts for x in p[0]]
+    arrays = [np.concatenate([p[i] for p in parts]) for i in range(1, 6)]
+    return texts, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4]
 
 
 class _Buffer:
-    """A table's events not handed out yet (``take`` reads from the front)."""
+    """A table's units not handed out yet (``take`` reads from the front)."""
 
     def __init__(self) -> None:
-        self.segments: list[tuple[IntArray, list[bytes], IntArray, IntArray]] = []
-        self.first = 0  # events of segments[0] already taken
+        self.segments: list[Units] = []
+        self.first = 0  # units of segments[0] already taken
         self.size = 0
 
     def __len__(self) -> int:
         return self.size
 
-    @property
-    def times(self) -> IntArray:
-        if not self.segments:
-            return np.zeros(0, np.int64)
-        return np.concatenate([self.segments[0][0][self.first:]]
-                              + [seg[0] for seg in self.segments[1:]])
-
-    @property
-    def hand_no(self) -> IntArray:
-        if not self.segments:
-            return np.zeros(0, np.int64)
-        return np.concatenate([self.segments[0][2][self.first:]]
-                              + [seg[2] for seg in self.segments[1:]])
-
-    def add(self, times: IntArray, lines: list[bytes], hand_no: IntArray, ends: IntArray,
-            front: bool = False) -> None:
-        if not len(lines):
+    def add(self, units: Units, front: bool = False) -> None:
+        if not units[0]:
             return
         if front:
-            self._compact()
-            self.segments.insert(0, (times, lines, hand_no, ends))
+            if self.first:
+                f = self.first
+                head = self.segments[0]
+                self.segments[0] = (head[0][f:], *(a[f:] for a in head[1:]))  # type: ignore[assignment]
+                self.first = 0
+            self.segments.insert(0, units)
         else:
-            self.segments.append((times, lines, hand_no, ends))
-        self.size += len(lines)
-
-    def _compact(self) -> None:
-        if self.first:
-            t, ln, h, e = self.segments[0]
-            f = self.first
-            self.segments[0] = (t[f:], ln[f:], h[f:], e[f:])
-            self.first = 0
+            self.segments.append(units)
+        self.size += len(units[0])
 
     def count_until(self, horizon: int) -> int:
-        """How many events at the front happen at or before ``horizon``."""
+        """How many units at the front start at or before ``horizon``."""
         n = 0
         for i, seg in enumerate(self.segments):
-            t = seg[0][self.first:] if i == 0 else seg[0]
+            t = seg[2][self.first:] if i == 0 else seg[2]
             k = int(np.searchsorted(t, horizon, "right"))
             n += k
             if k < len(t):
                 break
         return n
 
-    def take(self, k: int) -> tuple[IntArray, list[bytes], IntArray, IntArray]:
-        pieces = []
+    def front(self) -> Units | None:
+        if not self.segments:
+            return None
+        f, seg = self.first, self.segments[0]
+        return (seg[0][f:], *(a[f:] for a in seg[1:]))  # type: ignore[return-value]
+
+    def take(self, k: int) -> Units:
+        pieces: list[Units] = []
         while k:
-            t, ln, h, e = self.segments[0]
-            f = self.first
-            m = min(k, len(ln) - f)
-            pieces.append((t[f:f + m], ln[f:f + m], h[f:f + m], e[f:f + m]))
+            seg, f = self.segments[0], self.first
+            m = min(k, len(seg[0]) - f)
+            pieces.append((seg[0][f:f + m], *(a[f:f + m] for a in seg[1:])))  # type: ignore[arg-type]
             k -= m
             self.size -= m
-            if f + m == len(ln):
+            if f + m == len(seg[0]):
                 self.segments.pop(0)
                 self.first = 0
             else:
                 self.first = f + m
-        if len(pieces) == 1:
-            return pieces[0]
-        empty = np.zeros(0, np.int64)
-        return (np.concatenate([p[0] for p in pieces]) if pieces else empty,
-                [x for p in pieces for x in p[1]],
-                np.concatenate([p[2] for p in pieces]) if pieces else empty,
-                np.concatenate([p[3] for p in pieces]) if pieces else empty)
+        if not pieces:
+            empty = np.zeros(0, np.int64)
+            return [], empty, empty, empty, empty, empty
+        return _concat(pieces)
 
 
 class Floor:
     """The tables of a configuration and their merged event stream.
 
     Iterate :meth:`chunks` and report what was written with :meth:`sent`; to stop early,
-    :meth:`finish` returns the rest of the hands in progress and the tables' closing.
+    :meth:`finish` returns the rest of the hands in progress and the tables' closing. A
+    floor writes whole hands in the order they start (the fast path); ``by_event`` splits
+    them so that every event takes its place in time (for writing in real time).
     """
 
-    def __init__(self, config: SimConfig) -> None:
+    def __init__(self, config: SimConfig, by_event: bool = False) -> None:
         self.config = config
+        self.by_event = by_event
         children = np.random.SeedSequence(config.seed).spawn(config.tables + 1)
         self.specs = table_specs(config, np.random.Generator(np.random.PCG64(children[0])))
         self.table_ids = tuple(spec.table_id for spec in self.specs)
@@ -245,16 +253,26 @@ class Floor:
         self._truth: list[dict[str, Any]] = []
         self.cut = False  # finish() stopped the run early
 
-    def _add(self, t: int, batch: Batch) -> None:
-        ends = np.zeros(len(batch.lines), dtype=np.int64)
+    def _units(self, batch: Batch) -> Units:
+        n = len(batch.times)
+        last = np.cumsum(batch.unit_events) - 1
+        hn = batch.hand_no
+        ends = np.zeros(n, dtype=np.int64)
         if batch.hands:  # the last event of each hand (HandEnded or HandVoided) ends it
-            hn = batch.hand_no
             ends[np.flatnonzero((hn >= 0) & (np.append(hn[1:], -2) != hn))] = 1
-        self.buffers[t].add(batch.times, batch.lines, batch.hand_no, ends)
+        if self.by_event:
+            texts = [x for u in batch.units for x in u.splitlines(keepends=True)]
+            return texts, np.ones(n, np.int64), batch.times, batch.times, hn, ends
+        first = last - batch.unit_events + 1
+        return (batch.units, batch.unit_events, batch.times[first], batch.times[last],
+                hn[last], ends[last])
+
+    def _add(self, t: int, batch: Batch) -> None:
+        self.buffers[t].add(self._units(batch))
         self._truth += batch.truth
 
     def chunks(self, min_events: int = 20_000) -> Iterator[Chunk]:
-        """The merged stream, chunk by chunk, in (time, table, seq) order."""
+        """The merged stream, chunk by chunk, units in (time, table, seq) order."""
         n = len(self.sims)
         done = [False] * n
         until = np.full(n, -1, dtype=np.int64)
@@ -273,7 +291,7 @@ class Floor:
                     batch, done[t] = sim.close(), True
                 self._add(t, batch)
                 until[t] = sim.clock
-                ready += len(batch.lines)
+                ready += len(batch.times)
             horizon = min((int(until[k]) for k in range(n) if not done[k]), default=None)
             if horizon is None or ready >= min_events:
                 chunk = self._merge(horizon)
@@ -283,36 +301,39 @@ class Floor:
             if horizon is None:
                 return
 
+    def _chunk(self, units: Units, tables: IntArray) -> Chunk:
+        texts, counts, times, last_times, hand_no, ends = units
+        return Chunk(texts, counts, tables, times, last_times, hand_no, ends, self.table_ids)
+
     def _merge(self, horizon: int | None) -> Chunk:
         parts = []
         for t, buf in enumerate(self.buffers):
             k = len(buf) if horizon is None else buf.count_until(horizon)
             if k:
-                parts.append((t, *buf.take(k)))
+                parts.append((t, buf.take(k)))
         if not parts:
-            return _empty_chunk(self.table_ids)
+            empty = np.zeros(0, np.int64)
+            return self._chunk(([], empty, empty, empty, empty, empty), empty)
+        tables = np.concatenate([np.full(len(p[1][0]), p[0], dtype=np.int64) for p in parts])
+        units = _concat([p[1] for p in parts])
         if len(parts) == 1:
-            t, times, lines, hand_no, ends = parts[0]
-            return Chunk(lines, times, np.full(len(times), t, dtype=np.int64), hand_no, ends,
-                         self.table_ids)
-        times = np.concatenate([p[1] for p in parts])
-        tables = np.concatenate([np.full(len(p[1]), p[0], dtype=np.int64) for p in parts])
-        pos = np.concatenate([np.arange(len(p[1])) for p in parts])
-        order = np.lexsort((pos, tables, times))
-        everything = np.empty(len(order), dtype=object)
-        everything[:] = [line for p in parts for line in p[2]]
-        return Chunk(everything[order].tolist(), times[order], tables[order],
-                     np.concatenate([p[3] for p in parts])[order],
-                     np.concatenate([p[4] for p in parts])[order], self.table_ids)
+            return self._chunk(units, tables)
+        pos = np.concatenate([np.arange(len(p[1][0])) for p in parts])
+        order = np.lexsort((pos, tables, units[2]))
+        texts = np.empty(len(order), dtype=object)
+        texts[:] = units[0]
+        return self._chunk((texts[order].tolist(), *(a[order] for a in units[1:])),
+                           tables[order])
 
     def sent(self, chunk: Chunk, lo: int, hi: int) -> None:
-        """Events ``lo:hi`` of ``chunk`` were written."""
+        """Units ``lo:hi`` of ``chunk`` were written."""
         tables, hand_no, ends = chunk.tables[lo:hi], chunk.hand_no[lo:hi], chunk.ends[lo:hi]
+        counts = chunk.counts[lo:hi]
         for t in np.unique(tables).tolist():
             mine = np.flatnonzero(tables == t)
             last = int(mine[-1])
-            self.emitted[t] += len(mine)
-            self.last_time[t] = int(chunk.times[lo + last])
+            self.emitted[t] += int(counts[mine].sum())
+            self.last_time[t] = int(chunk.last_times[lo + last])
             h = int(hand_no[last])
             self.current[t] = -1 if ends[last] or h < 0 else h
             done = hand_no[mine][ends[mine] == 1]
@@ -321,38 +342,37 @@ class Floor:
 
     def finish(self, chunk: Chunk | None = None, written: int = 0) -> Chunk:
         """Stop early: the rest of every hand in progress, then ``TableClosed`` for each
-        table. Events of ``chunk`` from ``written`` on were not written: they go back."""
+        table. Units of ``chunk`` from ``written`` on were not written: they go back."""
         self.cut = True
         if chunk is not None:
             for t in range(len(self.sims)):
                 back = np.flatnonzero(chunk.tables[written:] == t) + written
                 if len(back):
-                    self.buffers[t].add(chunk.times[back], [chunk.lines[i] for i in back],
-                                        chunk.hand_no[back], chunk.ends[back], front=True)
-        lines: list[bytes] = []
-        times: list[int] = []
+                    self.buffers[t].add(([chunk.texts[i] for i in back], chunk.counts[back],
+                                         chunk.times[back], chunk.last_times[back],
+                                         chunk.hand_no[back], chunk.ends[back]), front=True)
+        parts: list[Units] = []
         tables: list[int] = []
-        hand_no: list[int] = []
-        ends: list[int] = []
         for t, sim in enumerate(self.sims):
             if not self.emitted[t]:
                 continue  # a table that had not opened yet stays closed
             buf, h = self.buffers[t], self.current[t]
             k = 0
-            if h >= 0:  # the hand in progress continues at the front of the buffer
-                k = int(np.argmin(np.append(buf.hand_no, -2) == h))
-            tm, ln, hn, en = buf.take(k)
-            sim.seq = self.emitted[t] + k
-            closing = sim.close_now(int(tm[-1]) if k else self.last_time[t])
-            lines += [*ln, closing]
-            times += [*tm.tolist(), sim.clock]
+            front = buf.front()
+            if h >= 0 and front is not None:  # the hand in progress continues at the front
+                k = int(np.argmin(np.append(front[4], -2) == h))
+            rest = buf.take(k)
+            sim.seq = self.emitted[t] + int(rest[1].sum())
+            when = int(rest[3][-1]) if k else self.last_time[t]
+            closing = sim.close_now(when)
+            parts += [rest, ([closing + b"\n"], np.ones(1, np.int64), np.array([sim.clock]),
+                             np.array([sim.clock]), np.array([-1]), np.zeros(1, np.int64))]
             tables += [t] * (k + 1)
-            hand_no += [*hn.tolist(), -1]
-            ends += [*en.tolist(), 0]
         self.buffers = [_Buffer() for _ in self.sims]
-        return Chunk(lines, np.array(times, dtype=np.int64), np.array(tables, dtype=np.int64),
-                     np.array(hand_no, dtype=np.int64), np.array(ends, dtype=np.int64),
-                     self.table_ids)
+        if not parts:
+            empty = np.zeros(0, np.int64)
+            return self._chunk(([], empty, empty, empty, empty, empty), empty)
+        return self._chunk(_concat(parts), np.array(tables, dtype=np.int64))
 
     def truth(self) -> list[dict[str, Any]]:
         """Injected mispays (after :meth:`finish`: of the hands written in full)."""
@@ -411,7 +431,7 @@ class _LogSink:
         self.log = open_log(url)
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
-        self.log.append(list(zip(chunk.keys(lo, hi), chunk.lines[lo:hi], strict=True)))
+        self.log.append(list(zip(chunk.keys(lo, hi), chunk.lines(lo, hi), strict=True)))
 
     def close(self) -> None:
         self.log.close()
@@ -440,7 +460,7 @@ def simulate(
     """
     out: _FileSink | _LogSink = _FileSink(sink, realtime) if is_file_sink(sink) else \
         _LogSink(sink)
-    floor = Floor(config)
+    floor = Floor(config, by_event=realtime)
     started = time.monotonic()
     anchor = (time.time(), min(s.opens_at for s in floor.specs))
     events = hands = 0
@@ -451,7 +471,7 @@ def simulate(
         if hi > lo:
             out.write(chunk, lo, hi)
             floor.sent(chunk, lo, hi)
-            events += hi - lo
+            events += chunk.events(lo, hi)
             hands += int(chunk.ends[lo:hi].sum())
             if progress is not None:
                 progress(hands)

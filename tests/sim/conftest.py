@@ -16,7 +16,7 @@ ERRORS = SimConfig(tables=4, hands=600, seed=99, ruleset="mixed", mispay_rate=0.
 
 def run(config: SimConfig) -> tuple[list[bytes], Floor]:
     floor = Floor(config)
-    lines = [line for chunk in floor.chunks() for line in chunk.lines]
+    lines = [line for chunk in floor.chunks() for line in chunk.lines()]
     return lines, floor
 
 

@@ -30,7 +30,7 @@ def dealt() -> dict[str, dict[str, object]]:
     """Per hand: community cards, hole cards per seat, decisions per seat (basic players)."""
     hands: dict[str, dict[str, object]] = defaultdict(lambda: {"holes": {}, "dec": {}})
     for chunk in Floor(BASIC_ONLY).chunks():
-        for line in chunk.lines:
+        for line in chunk.lines():
             if b'"type":"CardsDealt"' not in line and b'"type":"PlayerDecision"' not in line:
                 continue
             e = decode_event(line)

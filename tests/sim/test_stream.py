@@ -27,6 +27,7 @@ from events.schemas import (
     decode_event,
     encode_event,
 )
+from events.simulation import Floor
 from tests.sim.conftest import FLOOR
 from tests.sim.handkit import Hand, Stream
 
@@ -48,9 +49,21 @@ def test_every_table_opens_counts_seq_from_zero_and_closes(floor: Stream) -> Non
     assert len({e.event_id for e in floor.events}) == len(floor.events)
 
 
-def test_the_stream_is_in_time_order_across_tables(floor: Stream) -> None:
-    times = [e.occurred_at for e in floor.events]
+def test_hands_are_written_whole_in_the_order_they_start(floor: Stream) -> None:
+    """The fast path writes each hand (with the events just before it) in one piece,
+    hands of all tables in order of their first event."""
+    starts = [e.occurred_at for prev, e in zip([None, *floor.events], floor.events,
+                                               strict=False)
+              if prev is None or prev.table_id != e.table_id]
+    assert starts == sorted(starts)
+    assert len(starts) > len(floor.hands) // 2  # tables do interleave
+
+
+def test_a_paced_floor_writes_every_event_in_time_order(floor_lines: list[bytes]) -> None:
+    paced = [line for chunk in Floor(FLOOR, by_event=True).chunks() for line in chunk.lines()]
+    times = [decode_event(line).occurred_at for line in paced]
     assert times == sorted(times)
+    assert sorted(paced) == sorted(floor_lines)  # the same events
 
 
 def test_hands_per_table(floor: Stream) -> None:
