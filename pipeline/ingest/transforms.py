@@ -3,13 +3,13 @@
 Plain functions (no Dagster): the ``events`` asset calls them once per batch read from the
 log, and the benchmark calls them directly.
 
-Each record is validated by the contract decoder (``events.codec``); a valid event is
-stored as its canonical JSON (re-encoded, so an upcast old event or one with unknown extra
-fields is stored as the contract reads it) and DuckDB extracts the envelope columns from
-that JSON in bulk. :func:`write_batch` then does, in one transaction: insert the events not
-already stored (de-duplicated on ``event_id`` within the batch and against the table),
-queue the work they make for the later assets (``pending.*``), keep the rejections, and
-store the log position reached. A load killed before the commit stores none of it.
+Each record is validated by the contract decoder (``events.codec``); a valid event's
+envelope fields become Arrow columns and its payload is re-encoded (so an upcast old event,
+or one with unknown extra fields, is stored as the contract reads it). :func:`write_batch`
+then does, in one transaction: insert the events not already stored (de-duplicated on
+``event_id`` within the batch and against the table), queue the work they make for the
+later assets (``pending.*``), keep the rejections, and store the log position reached.
+A load killed before the commit stores none of it.
 """
 
 from __future__ import annotations
@@ -25,16 +25,15 @@ import pyarrow as pa
 
 from events.codec import Rejection, decode_line
 from events.logs.base import Cursor, Record
-from events.schemas import EVENT_TYPES, decode_event, encode_event
+from events.schemas import EVENT_TYPES, SCHEMA_VERSION, decode_event
 from pipeline.warehouse import gaming_day_sql
 
-ENVELOPE = json.dumps({
-    "event_id": "VARCHAR", "type": "VARCHAR", "schema_version": "INTEGER",
-    "table_id": "VARCHAR", "hand_id": "VARCHAR", "seq": "BIGINT", "occurred_at": "VARCHAR",
-    "payload": "JSON",
-})
-BATCH_SCHEMA = pa.schema([("ord", pa.int64()), ("event_id", pa.string()),
-                          ("json", pa.string()), ("position", pa.string())])
+BATCH_SCHEMA = pa.schema([
+    ("ord", pa.int64()), ("event_id", pa.string()), ("type", pa.string()),
+    ("table_id", pa.string()), ("hand_id", pa.string()), ("seq", pa.int64()),
+    ("occurred_at", pa.string()), ("payload", pa.string()), ("position", pa.string()),
+])
+_encoder = msgspec.json.Encoder()
 
 
 @dataclass
@@ -44,6 +43,7 @@ class DecodedBatch:
     events: pa.Table
     rejections: list[Rejection] = field(default_factory=list)
     records: int = 0
+    duplicates: int = 0  # copies of an event earlier in the same batch
 
 
 @dataclass
@@ -61,12 +61,17 @@ class BatchStats:
 
 
 def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) -> DecodedBatch:
-    """Validate ``records``; ``where(record)`` names its place (``row 7``) for messages."""
-    ids: list[str] = []
-    jsons: list[bytes] = []
-    positions: list[str] = []
+    """Validate ``records``; ``where(record)`` names its place (``row 7``) for messages.
+
+    Valid events become the ``events`` columns (the payload re-encoded as the contract reads
+    it: an upcast old event or unknown extra fields are stored in their v1 form); a copy of
+    an event already in the batch is dropped here (the first is kept)."""
+    cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
+    ids, types, tables, hands, seqs, times, payloads, positions = cols
     rejections: list[Rejection] = []
-    encode = encode_event
+    seen: set[str] = set()
+    encode = _encoder.encode
+    duplicates = 0
     for record in records:
         try:
             ev = decode_event(record.value)
@@ -76,13 +81,27 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) ->
                 rejections.append(result)
                 continue
             ev = result
-        ids.append(ev.event_id)
-        jsons.append(encode(ev))
+        event_id = ev.event_id
+        if event_id in seen:
+            duplicates += 1
+            continue
+        seen.add(event_id)
+        ids.append(event_id)
+        types.append(type(ev).__name__)
+        tables.append(ev.table_id)
+        hands.append(ev.hand_id)
+        seqs.append(ev.seq)
+        times.append(ev.occurred_at)
+        payloads.append(encode(ev.payload))
         positions.append(str(where(record)))
-    table = pa.table([pa.array(range(len(ids)), pa.int64()), pa.array(ids, pa.string()),
-                      pa.array(jsons, pa.binary()).cast(pa.string()),
-                      pa.array(positions, pa.string())], schema=BATCH_SCHEMA)
-    return DecodedBatch(table, rejections, len(records))
+    n = len(ids)
+    table = pa.table([
+        pa.array(range(n), pa.int64()), pa.array(ids, pa.string()),
+        pa.array(types, pa.string()), pa.array(tables, pa.string()),
+        pa.array(hands, pa.string()), pa.array(seqs, pa.int64()),
+        pa.array(times, pa.string()), pa.array(payloads, pa.binary()).cast(pa.string()),
+        pa.array(positions, pa.string())], schema=BATCH_SCHEMA)
+    return DecodedBatch(table, rejections, len(records), duplicates)
 
 
 def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
@@ -129,25 +148,16 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
     rows = batch.events
     con.register("ingest_batch", rows)
     try:
+        at = "CAST(b.occurred_at AS TIMESTAMP)"
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE new_events AS
-            WITH b AS (
-                SELECT ord, event_id, position,
-                       json_transform(json, '{ENVELOPE}') AS j
-                FROM ingest_batch
-            ), firsts AS (
-                SELECT * FROM b QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY ord) = 1
-            ), fresh AS (
-                SELECT * FROM firsts f
-                WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_id = f.event_id)
-            )
-            SELECT event_id, j.type AS type, j.schema_version AS schema_version,
-                   j.table_id AS table_id, j.hand_id AS hand_id, j.seq AS seq,
-                   CAST(j.occurred_at AS TIMESTAMP) AS occurred_at,
-                   {gaming_day_sql('CAST(j.occurred_at AS TIMESTAMP)', day_start_minutes)}
-                       AS gaming_day,
-                   j.payload AS payload, ? AS source, position
-            FROM fresh ORDER BY ord""", [source])
+            SELECT b.event_id, b.type, {SCHEMA_VERSION} AS schema_version, b.table_id,
+                   b.hand_id, b.seq, {at} AS occurred_at,
+                   {gaming_day_sql(at, day_start_minutes)} AS gaming_day,
+                   b.payload, ? AS source, b.position
+            FROM ingest_batch b
+            WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_id = b.event_id)
+            ORDER BY b.ord""", [source])
     finally:
         con.unregister("ingest_batch")
     new = con.execute("SELECT count(*) FROM new_events").fetchall()[0][0]
@@ -174,8 +184,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
             events_loaded = load_positions.events_loaded + excluded.events_loaded,
             updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
     con.execute("DROP TABLE IF EXISTS new_events")
-    valid = rows.num_rows
-    return BatchStats(batch.records, new, valid - new, len(batch.rejections))
+    return BatchStats(batch.records, new, rows.num_rows - new + batch.duplicates,
+                      len(batch.rejections))
 
 
 def event_types() -> list[str]:
