@@ -165,6 +165,10 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         con.execute("INSERT INTO events SELECT * FROM new_events")
         con.execute("INSERT INTO pending.hands SELECT DISTINCT hand_id FROM new_events "
                     "WHERE hand_id IS NOT NULL")
+        # a TableOpened delivered late: the hands after it were audited without its rules
+        con.execute("""INSERT INTO pending.hands SELECT DISTINCT e.hand_id
+            FROM events e JOIN new_events o ON e.table_id = o.table_id AND e.seq > o.seq
+            WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL""")
         con.execute("INSERT INTO pending.sequence SELECT DISTINCT table_id FROM new_events")
         con.execute("INSERT INTO pending.archive SELECT DISTINCT table_id, gaming_day "
                     "FROM new_events")

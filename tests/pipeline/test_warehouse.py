@@ -152,3 +152,26 @@ def test_sqlite_log_source_gives_the_same_tables(tmp_path: Path) -> None:
     assert query(from_sqlite, "SELECT position FROM load_positions") == [('{"0": 87}',)]
     assert query(from_sqlite, "SELECT min(position) FROM events WHERE seq = 0 AND "
                               "table_id = 'T1'") == [("row 1",)]
+
+
+def test_late_table_opened_reaudits_the_hands_after_it(tmp_path: Path) -> None:
+    """T2's TableOpened arrives after its hands: they are audited again with its rules,
+    as a single load of the whole log would audit them."""
+    t1, t2 = streams.floor()
+    late, rest = streams.lines(t2[:1]), streams.lines(t1 + t2[1:])
+    log = write_log(tmp_path / "late.jsonl", rest)
+    wh = tmp_path / "w.duckdb"
+    _steps(str(log), wh)
+    assert query(wh, "SELECT count(*) FROM audit_findings WHERE kind = 'unknown_ruleset'"
+                     )[0][0] == 2  # H4 and H5: no TableOpened yet
+    with log.open("ab") as f:
+        f.write(late[0] + b"\n")
+    _steps(str(log), wh)
+    assert query(wh, "SELECT hand_id, ruleset FROM hands WHERE table_id = 'T2' ORDER BY 1") == [
+        ("H4", "eu-participation"), ("H5", "eu-participation")]
+    assert query(wh, "SELECT count(*) FROM audit_findings WHERE kind = 'unknown_ruleset'"
+                     )[0][0] == 0
+    clean = tmp_path / "clean.duckdb"
+    _steps(str(log), clean)
+    assert dump(wh)["table_hold_daily"] == dump(clean)["table_hold_daily"]
+    assert dump(wh)["wagers"] == dump(clean)["wagers"]
