@@ -29,7 +29,7 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
-    "fuzz", max_examples=20_000, deadline=None,
+    "fuzz", max_examples=5_000, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 #: The profile this suite's fuzz tests run under (``@settings(fuzz_budget())``). Loaded
