@@ -23,10 +23,10 @@ is checked and enters the accounting (:mod:`events.audit_records`).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -112,8 +112,9 @@ class Auditor:
         self.open: dict[str, tuple[TableContext | None, list[Event]]] = {}
         self.current: dict[str, str] = {}  # table_id -> its open hand
         self.ready: dict[str, tuple[TableContext | None, list[Event]]] = {}
-        # settled hands, for disputes and late events: (rules, the events as JSON bytes)
-        self.completed: OrderedDict[str, tuple[TableContext | None, bytes]] = OrderedDict()
+        # settled hands, oldest first, for disputes and late events: (rules, the events as
+        # msgpack bytes: one untracked object per hand, nothing for the garbage collector)
+        self.completed: dict[str, tuple[TableContext | None, bytes]] = {}
         self.positions: dict[str, dict[str, Any]] = {}
         self.findings: list[Finding] = []
         self.rejected: list[Rejection] = []
@@ -170,7 +171,7 @@ class Auditor:
 
     def _route(self, events: list[Event], positions: list[Any] | None) -> None:
         """In-order events of one table to their hands, a run of one hand at a time."""
-        hands = [e.hand_id for e in events]
+        hands = list(map(_HAND, events))
         open_ = self.open
         a = 0
         for hand_id, run in groupby(hands):
@@ -188,7 +189,7 @@ class Auditor:
                     continue
             chunk = events[a:b]
             if positions is not None:
-                where = self.positions.setdefault(hand_id, {})  # type: ignore[arg-type]
+                where = self.positions.setdefault(hand_id, {})
                 where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
             hand[1].extend(chunk)
             if not _ENDS.isdisjoint(map(type, chunk)):
@@ -347,7 +348,7 @@ class Auditor:
         completed = self.completed
         completed[hand_id] = (table, blob)
         if len(completed) > self.remember:
-            completed.popitem(last=False)
+            del completed[next(iter(completed))]
         if self.positions:
             self.positions.pop(hand_id, None)
         if state is not None and self.records and not self.quiet:
@@ -445,8 +446,9 @@ class Auditor:
 
 
 _ENDS = frozenset((HandEnded, HandVoided))
-_encoder = msgspec.json.Encoder()
-_hand_decoder: msgspec.json.Decoder[list[Event]] = msgspec.json.Decoder(list[Event])
+_HAND = attrgetter("hand_id")
+_encoder = msgspec.msgpack.Encoder()
+_hand_decoder: msgspec.msgpack.Decoder[list[Event]] = msgspec.msgpack.Decoder(list[Event])
 
 
 def _opening(notes: Iterable[DisputeNote], resolution: DisputeNote) -> DisputeNote | None:

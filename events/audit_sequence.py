@@ -37,12 +37,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
 from events.schemas import Event
 
 Process = Callable[[Event, Any], None]
+_SEQ = attrgetter("seq")
+_ID = attrgetter("event_id")
 Original = Callable[[Event], Event | None]
 
 
@@ -86,10 +89,9 @@ class Sequencer:
         n = len(events)
         first = t.expect
         if (t.held or events[0].seq != first or events[-1].seq != first + n - 1
-                or [e.seq for e in events] != list(range(first, first + n))):
+                or list(map(_SEQ, events)) != list(range(first, first + n))):
             return False
-        t.seen.update(zip(range(first, first + n), [e.event_id for e in events],
-                          strict=True))
+        t.seen.update(zip(range(first, first + n), map(_ID, events), strict=True))
         t.expect = first + n
         self.distinct += n
         if len(t.seen) > 2 * self.window:
