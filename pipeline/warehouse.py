@@ -7,7 +7,8 @@ read) while that process holds it. So:
   transaction, close), never while it reads the log, decodes or audits.
 - Readers (the dashboards, ``uth`` queries, the sensor) open the file read-only with
   :func:`reading`, and when a load holds it they retry for a short while (``timeout``, 10 s
-  by default, doubling waits from 20 ms) before giving up with :class:`WarehouseBusy`.
+  by default, doubling waits from 20 ms to 200 ms) before giving up with :class:`WarehouseBusy`.
+  A load waits for readers the same way, longer (2 minutes) since it should not fail.
 - Two loads never run at once: :func:`load_lock` is an exclusive ``flock`` on
   ``<warehouse>.lock`` held for the whole load.
 
@@ -31,7 +32,8 @@ from typing import Any
 
 import duckdb
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 10.0  # how long a reader waits for a load to release the file
+WRITE_TIMEOUT = 120.0  # how long a load waits for readers: it should wait, not fail
 Connection = duckdb.DuckDBPyConnection
 
 # The interface the dashboards read (money BIGINT cents, *_pct DOUBLE fractions). Keys are
@@ -123,17 +125,21 @@ def _connect(path: Path, read_only: bool, timeout: float) -> duckdb.DuckDBPyConn
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc) or time.monotonic() >= deadline:
-                if _is_lock_error(exc):
+                if not _is_lock_error(exc):
+                    raise
+                if read_only:
                     raise WarehouseBusy(
                         f"{path}: a load is writing the warehouse and did not release it "
                         f"within {timeout:g} s; try again") from exc
-                raise
+                raise WarehouseBusy(
+                    f"{path}: other processes kept the warehouse open for more than "
+                    f"{timeout:g} s; the load could not write") from exc
         time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
-        wait = min(wait * 2, 0.5)
+        wait = min(wait * 2, 0.2)
 
 
 @contextlib.contextmanager
-def writing(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Connection]:
+def writing(path: str | Path, timeout: float = WRITE_TIMEOUT) -> Iterator[Connection]:
     """A write connection inside one transaction: committed on success, rolled back on
     error, and closed (releasing the file) either way. Creates the tables when missing."""
     path = Path(path)
