@@ -193,7 +193,7 @@ class Auditor:
                 where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
             hand[1].extend(chunk)
             if not _ENDS.isdisjoint(map(type, chunk)):
-                self._ended(hand_id, chunk[0].table_id)  # type: ignore[arg-type]
+                self._ended(hand_id, chunk[0].table_id)
             a = b
 
     def _original(self, ev: Event) -> Event | None:
