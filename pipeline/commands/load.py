@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     }
     run_config: dict[str, Any] = full_rebuild_config() if args.rebuild_rollups else {}
     if not args.dagster_logs:
-        run_config["loggers"] = {"console": {"config": {"log_level": "ERROR"}}}
-        logging.getLogger("dagster").setLevel(logging.ERROR)
+        run_config["loggers"] = {"console": {"config": {"log_level": "CRITICAL"}}}
+        logging.getLogger("dagster").setLevel(logging.CRITICAL)
     print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
     with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize([*ASSETS, *CHECKS], resources=resources, run_config=run_config,
