@@ -20,7 +20,6 @@ and times from a simulated clock starting at ``start``.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -42,7 +41,11 @@ IntArray = npt.NDArray[np.int64]
 
 def parse_start(text: str) -> int:
     """Epoch milliseconds of an ISO 8601 time (UTC when no offset is given)."""
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"start {text!r} is not an ISO 8601 time like {DEFAULT_START}"
+                         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return round(moment.timestamp() * 1000)
@@ -399,7 +402,9 @@ class Summary:
 
 
 class _FileSink:
-    """A JSON Lines file, rewritten: the chunks' text goes straight to it."""
+    """A JSON Lines file, rewritten: the chunks' text goes straight to it. It is flushed
+    and closed (an error there fails the run) but not fsynced: a simulated floor is not a
+    record to protect from power loss; the SQLite log is durable when that matters."""
 
     def __init__(self, url: str, realtime: bool) -> None:
         from events.logs.jsonl import path_from_url
@@ -417,8 +422,6 @@ class _FileSink:
             self.fh.flush()
 
     def close(self) -> None:
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
         self.fh.close()
 
 

@@ -91,3 +91,20 @@ def test_a_paced_run_stops_on_sigterm_after_finishing_its_hands(tmp_path: Path) 
         started = {e.hand_id for e in table_events if isinstance(e, HandStarted)}  # type: ignore[attr-defined]
         ended = {e.hand_id for e in table_events if isinstance(e, HandEnded | HandVoided)}  # type: ignore[attr-defined]
         assert started == ended and started
+
+
+@pytest.mark.kafka
+def test_kafka_gets_the_same_events_keyed_by_table(tmp_path: Path, kafka_url: str) -> None:
+    sink = tmp_path / "a.jsonl"
+    assert main([*ARGS, "--seed", "9", "--sink", str(sink)]) == 0
+    assert main([*ARGS, "--seed", "9", "--sink", kafka_url]) == 0
+    with open_log(kafka_url) as log:
+        records = list(log.records())
+    lines = sink.read_bytes().splitlines()
+    assert sorted(r.value for r in records) == sorted(lines)
+    per_table: dict[str, list[int]] = {}
+    for r in records:  # a table's events stay in order (one key, one partition)
+        e = decode_event(r.value)
+        assert e.table_id == r.key
+        per_table.setdefault(r.key, []).append(e.seq)
+    assert all(seqs == sorted(seqs) for seqs in per_table.values())
