@@ -83,8 +83,22 @@ def wait_until(condition: Callable[[], Any], timeout: float, what: str,
         time.sleep(step)
 
 
+def catches_sigterm(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the process has installed its SIGTERM handler (Linux: SigCgt in
+    /proc/PID/status). A SIGTERM before that, during start-up, kills it the default way."""
+    try:
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+    except OSError:
+        return True  # not Linux (or gone): nothing better to wait for
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+    return True
+
+
 def terminate(proc: subprocess.Popen[bytes], timeout: float = 60) -> int:
-    """SIGTERM and wait for the exit status."""
+    """SIGTERM (once the process handles it) and wait for the exit status."""
+    wait_until(lambda: catches_sigterm(proc), 120, "a SIGTERM handler", step=0.05, proc=proc)
     proc.send_signal(signal.SIGTERM)
     return proc.wait(timeout=timeout)
 
