@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from events.rulesets import Ruleset, known_rulesets, load_ruleset
-from events.settlement import LOSE, PUSH, WIN
+from events.settlement import LOSE, PUSH, SPOTS, WIN
+from events.sim_format import json_bytes
 
 SPOT_NAMES = ("ante", "blind", "play", "trips")
 ANTE, BLIND, PLAY, TRIPS = range(4)
@@ -59,6 +61,7 @@ KIND_CLAIMS = {
     TRIPS_WRONG: "Player says the trips bet was paid at the wrong odds.",
 }
 
+MINUTE = 60_000
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -151,3 +154,68 @@ def mispay_detail(kind: int, spot: int, ruleset: Ruleset, wrong: WrongTable, cat
         BLIND_3TO2: "blind on a flush paid 1:1 instead of 3:2",
         PLAY_PUSHED: "losing play wager pushed instead of taken",
     }[kind]
+
+
+Pending = tuple[int, int, str, bytes, bytes]  # due (ms), order, type, hand_id JSON, payload
+
+
+def new_disputes(rng: np.random.Generator, rate: float, settled: BoolArray, ends: IntArray,
+                 hand_json: list[bytes], index: IntArray, cell_j: IntArray,
+                 kind: npt.NDArray[np.int8], expected: IntArray, recorded: IntArray,
+                 order: int) -> list[Pending]:
+    """Disputes of settled hands (each with probability ``rate``), opened 2 to 30 minutes
+    after the hand ends and resolved 3 to 20 minutes later. The disputing seat is one the
+    dealer underpaid when there is one; the resolution's adjustment is the seat's net
+    correction (expected - recorded). ``order`` numbers them after earlier ones."""
+    out: list[Pending] = []
+    picked = np.flatnonzero(settled & (rng.random(len(ends)) < rate))
+    for r in picked.tolist():
+        cells = index[r][index[r] >= 0]
+        under = [c for c in cells.tolist() if (recorded[c] < expected[c]).any()]
+        cell = int(rng.choice(under) if under else rng.choice(cells))
+        seat = int(cell_j[cell]) + 1
+        adjust = int((expected[cell] - recorded[cell]).sum())  # the net correction
+        claims = [KIND_CLAIMS[k] for s, k in enumerate(kind[cell].tolist())
+                  if k in KIND_CLAIMS and recorded[cell, s] < expected[cell, s]]
+        pick = int(rng.integers(len(GENERIC_CLAIMS)))
+        claim = claims[0] if claims else GENERIC_CLAIMS[pick]
+        if adjust > 0:
+            resolution = (f"Surveillance replay confirms an underpayment of "
+                          f"{adjust / 100:.2f}; the difference was paid to the player.")
+        elif adjust < 0:
+            resolution = (f"Surveillance replay shows the seat was overpaid by "
+                          f"{-adjust / 100:.2f}; the overpayment was taken back.")
+        else:
+            resolution = "Surveillance replay confirms the settlement; no adjustment."
+        opened = int(ends[r]) + int(rng.integers(2, 31)) * MINUTE
+        resolved = opened + int(rng.integers(3, 21)) * MINUTE
+        out.append((opened, order + len(out), "DisputeOpened", hand_json[r],
+                    b'{"seat":%d,"claim":%s}' % (seat, json_bytes(claim))))
+        out.append((resolved, order + len(out), "DisputeResolved", hand_json[r],
+                    b'{"seat":%d,"resolution":%s,"adjustment":%d}'
+                    % (seat, json_bytes(resolution), adjust)))
+    return out
+
+
+def truth_rows(table_id: str, dealers: tuple[str, ...], ruleset: Ruleset, wrong: WrongTable,
+               kind: npt.NDArray[np.int8], recorded: IntArray, expected: IntArray,
+               cell_r: IntArray, cell_j: IntArray, pc: IntArray, dealer_row: IntArray,
+               first_hand: int) -> list[dict[str, Any]]:
+    """The ground-truth rows of the injected mispays (``hand_no`` numbers the hand)."""
+    out = []
+    for c, s in zip(*np.nonzero(kind >= 0), strict=True):
+        r = int(cell_r[c])
+        out.append({
+            "hand_id": f"{table_id}-{first_hand + r:06d}",
+            "table_id": table_id,
+            "dealer_id": dealers[int(dealer_row[r])],
+            "seat": int(cell_j[c]) + 1,
+            "spot": SPOTS[s],
+            "kind": MISPAY_KINDS[int(kind[c, s])],
+            "expected": int(expected[c, s]),
+            "recorded": int(recorded[c, s]),
+            "detail": mispay_detail(int(kind[c, s]), int(s), ruleset, wrong,
+                                    int(pc[c])),
+            "hand_no": first_hand + r,
+        })
+    return out

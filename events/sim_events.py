@@ -128,6 +128,32 @@ def durations(rng: np.random.Generator, layout: Layout, rows: int, online: bool,
     return inc
 
 
+def place_disputes(
+    pending: list[tuple[int, int, str, bytes, bytes]], layout: Layout, origins: IntArray,
+    mask: BoolArray, inc: IntArray, rng: np.random.Generator,
+) -> tuple[dict[tuple[int, int], tuple[str, bytes, bytes]],
+           list[tuple[int, int, str, bytes, bytes]]]:
+    """Put due disputes in the slots before the first hand that starts after them
+    (``mask`` and ``inc`` are updated); returns them by (row, slot) and those still due
+    later."""
+    placed: dict[tuple[int, int], tuple[str, bytes, bytes]] = {}
+    used = [0] * len(origins)
+    keep = []
+    for item in sorted(pending):
+        r = int(np.searchsorted(origins, item[0], "left"))
+        while r < len(origins) and used[r] >= DISPUTE_SLOTS:
+            r += 1
+        if r >= len(origins):
+            keep.append(item)
+            continue
+        col = int(layout.dispute[used[r]])
+        placed[(r, used[r])] = item[2:]
+        used[r] += 1
+        mask[r, col] = True
+        inc[r, col] = int(rng.integers(500, 2500))
+    return placed, keep
+
+
 @dataclass(frozen=True)
 class Rows:
     """Per hand (row) pieces of the JSON, as byte matrices (see ``sim_format``)."""

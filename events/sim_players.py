@@ -163,6 +163,56 @@ class SeatPlan:
         return out
 
 
+def buy_chips(occ: npt.NDArray[np.int32], occm: BoolArray, starts: BoolArray,
+              buy_in: IntArray, need: IntArray, result: IntArray, stacks: dict[int, int]
+              ) -> tuple[IntArray, dict[int, int]]:
+    """Chips bought before each cell's hand: the buy-in when a player sits down, and a
+    top-up whenever the stack cannot cover the hand's largest loss (6 antes + trips).
+
+    ``occ`` (R, S) holds session numbers (-1 empty), ``starts`` marks a session's first
+    hand, the others are per cell (occupied seat in a hand, row by row); ``stacks`` are the
+    chips of the sessions still seated before these hands. Returns the chips bought per
+    cell and the stacks after the last hand."""
+    n_rows, n_seats = occ.shape
+    cell_r, cell_j = np.nonzero(occm)
+    chips_m = np.zeros((n_rows, n_seats), dtype=np.int64)
+    need_m = np.zeros_like(chips_m)
+    res_m = np.zeros_like(chips_m)
+    buy_m = np.zeros_like(chips_m)
+    need_m[cell_r, cell_j] = need
+    res_m[cell_r, cell_j] = result
+    buy_m[cell_r, cell_j] = buy_in
+    chips_m[starts] = buy_m[starts]
+    carry = np.zeros_like(chips_m)
+    for j in range(n_seats):
+        s = int(occ[0, j])
+        if s >= 0 and not starts[0, j]:
+            carry[0, j] = stacks.get(s, 0)
+    # a segment per session stretch in each column: the stack restarts at its start
+    seg_start = starts | (occm & np.vstack([np.ones((1, n_seats), np.bool_),
+                                            np.zeros((n_rows - 1, n_seats), np.bool_)]))
+    prev_res = np.vstack([np.zeros((1, n_seats), np.int64), res_m[:-1]])
+    prev_res[seg_start] = 0
+    while True:
+        x = (chips_m + carry + prev_res) * occm
+        flat = x.T.ravel()
+        cum = np.cumsum(flat)
+        starts_flat = seg_start.T.ravel()
+        seg_id = np.cumsum(starts_flat)
+        base_at = np.concatenate([[0], cum])[np.flatnonzero(starts_flat)]
+        base = np.where(seg_id > 0, base_at[np.maximum(seg_id - 1, 0)], 0)
+        stack = (cum - base).reshape(n_seats, n_rows).T
+        short = occm & (stack < need_m)
+        if not short.any():
+            break
+        cols = np.flatnonzero(short.any(axis=0))
+        first = short[:, cols].argmax(axis=0)
+        chips_m[first, cols] += buy_m[first, cols]
+    after = {int(occ[-1, j]): int(stack[-1, j] + res_m[-1, j])
+             for j in range(n_seats) if occ[-1, j] >= 0}
+    return chips_m[cell_r, cell_j], after
+
+
 # ----------------------------------------------------------------------- decisions
 
 

@@ -19,17 +19,14 @@ from events.evaluation import category, evaluate7
 from events.rulesets import Ruleset
 from events.settlement import NO_WAGER, PUSH, SPOTS, settle_batch
 from events.sim_errors import (
-    GENERIC_CLAIMS,
-    KIND_CLAIMS,
-    MISPAY_KINDS,
     VOID_REASONS_LIVE,
     VOID_REASONS_ONLINE,
     inject_mispays,
-    mispay_detail,
+    new_disputes,
+    truth_rows,
     wrong_trips_table,
 )
 from events.sim_events import (
-    DISPUTE_SLOTS,
     K_CHIPS,
     K_DEC,
     K_DISPUTE,
@@ -43,10 +40,11 @@ from events.sim_events import (
     Rows,
     durations,
     make_layout,
+    place_disputes,
     render,
 )
 from events.sim_format import IdMaker, json_bytes, one_line, timestamps
-from events.sim_players import DEFAULT_PROFILE_WEIGHTS, SeatPlan, decide
+from events.sim_players import DEFAULT_PROFILE_WEIGHTS, SeatPlan, buy_chips, decide
 
 IntArray = npt.NDArray[np.int64]
 MINUTE = 60_000
@@ -235,8 +233,8 @@ class TableSim:
         codes[vc] = np.where(codes[vc] == NO_WAGER, NO_WAGER, PUSH)
         amounts[vc] = 0
 
-        chips = self._chips(occ, occm, index, starts, attrs[:, 2], 6 * ante + trips,
-                            amounts.sum(axis=1))
+        chips, self.stacks = buy_chips(occ, occm, starts, attrs[:, 2], 6 * ante + trips,
+                                       amounts.sum(axis=1), self.stacks)
 
         # the slot mask
         lay = self.layout
@@ -290,9 +288,11 @@ class TableSim:
         first_hand = self.hands + 1  # hands are numbered from 1
         hand_json = [_hand_json(spec.table_id, first_hand + i) for i in range(n_rows)]
         ends = origins + inc.sum(axis=1)
-        self._new_disputes(rng, ~voided, ends, hand_json, index, cell_j, mp.kind, amounts,
-                           mp.amounts)
-        disputes = self._place_disputes(origins, mask, inc, rng)
+        fresh = new_disputes(rng, rates.dispute, ~voided, ends, hand_json, index, cell_j,
+                             mp.kind, amounts, mp.amounts, self._order)
+        self._order += len(fresh)
+        disputes, self.pending = place_disputes(self.pending + fresh, lay, origins, mask, inc,
+                                                rng)
         origins = self._origins(inc, gap_ms)
 
         rows_ev, cols_ev = np.nonzero(mask)
@@ -325,8 +325,8 @@ class TableSim:
         cut = (newlines[last] + 1).tolist()
         units = [text[a:b] for a, b in zip([0, *cut[:-1]], cut, strict=True)]
         hand_no = np.where(lay.kind[cols_ev] > K_CHIPS, first_hand + rows_ev, -1)
-        truth = self._truth(mp.kind, mp.amounts, amounts, cell_r, cell_j, pc, hand_json,
-                            dealer_row, first_hand)
+        truth = truth_rows(spec.table_id, spec.dealers, spec.ruleset, self.wrong, mp.kind,
+                           mp.amounts, amounts, cell_r, cell_j, pc, dealer_row, first_hand)
 
         self.deck_flip = (self.deck_flip + n_rows) % 2
         self.seq += len(rows_ev)
@@ -361,126 +361,6 @@ class TableSim:
             self.dealer = (self.dealer + 1) % len(self.spec.dealers)
             self.shift_end = int(origins[k]) + int(self.rng.integers(40, 61)) * MINUTE
             pos = k
-
-    def _chips(self, occ: npt.NDArray[np.int32], occm: npt.NDArray[np.bool_], index: IntArray,
-               starts: npt.NDArray[np.bool_], buy_in: IntArray, need: IntArray,
-               result: IntArray) -> IntArray:
-        """Chips bought before each cell's hand: the buy-in when a player sits down, and a
-        top-up whenever the stack cannot cover the hand's largest loss (6 antes + trips)."""
-        n_rows, n_seats = occ.shape
-        cell_r, cell_j = np.nonzero(occm)
-        chips_m = np.zeros((n_rows, n_seats), dtype=np.int64)
-        need_m = np.zeros_like(chips_m)
-        res_m = np.zeros_like(chips_m)
-        buy_m = np.zeros_like(chips_m)
-        need_m[cell_r, cell_j] = need
-        res_m[cell_r, cell_j] = result
-        buy_m[cell_r, cell_j] = buy_in
-        chips_m[starts] = buy_m[starts]
-        carry = np.zeros_like(chips_m)
-        for j in range(n_seats):
-            s = int(occ[0, j])
-            if s >= 0 and not starts[0, j]:
-                carry[0, j] = self.stacks.get(s, 0)
-        # a segment per session stretch in each column: the stack restarts at its start
-        seg_start = starts | (occm & np.vstack([np.ones((1, n_seats), np.bool_),
-                                                np.zeros((n_rows - 1, n_seats), np.bool_)]))
-        prev_res = np.vstack([np.zeros((1, n_seats), np.int64), res_m[:-1]])
-        prev_res[seg_start] = 0
-        while True:
-            x = (chips_m + carry + prev_res) * occm
-            flat = x.T.ravel()
-            cum = np.cumsum(flat)
-            starts_flat = seg_start.T.ravel()
-            seg_id = np.cumsum(starts_flat)
-            base_at = np.concatenate([[0], cum])[np.flatnonzero(starts_flat)]
-            base = np.where(seg_id > 0, base_at[np.maximum(seg_id - 1, 0)], 0)
-            stack = (cum - base).reshape(n_seats, n_rows).T
-            short = occm & (stack < need_m)
-            if not short.any():
-                break
-            cols = np.flatnonzero(short.any(axis=0))
-            first = short[:, cols].argmax(axis=0)
-            chips_m[first, cols] += buy_m[first, cols]
-        self.stacks = {int(occ[-1, j]): int(stack[-1, j] + res_m[-1, j])
-                       for j in range(n_seats) if occ[-1, j] >= 0}
-        return chips_m[cell_r, cell_j]
-
-    def _new_disputes(self, rng: np.random.Generator, settled: npt.NDArray[np.bool_],
-                      ends: IntArray, hand_json: list[bytes], index: IntArray,
-                      cell_j: IntArray, kind: npt.NDArray[np.int8], expected: IntArray,
-                      recorded: IntArray) -> None:
-        picked = np.flatnonzero(settled & (rng.random(len(ends)) < self.rates.dispute))
-        for r in picked.tolist():
-            cells = index[r][index[r] >= 0]
-            under = [c for c in cells.tolist() if (recorded[c] < expected[c]).any()]
-            cell = int(rng.choice(under) if under else rng.choice(cells))
-            seat = int(cell_j[cell]) + 1
-            adjust = int((expected[cell] - recorded[cell]).sum())  # the net correction
-            claims = [KIND_CLAIMS[k] for s, k in enumerate(kind[cell].tolist())
-                      if k in KIND_CLAIMS and recorded[cell, s] < expected[cell, s]]
-            pick = int(rng.integers(len(GENERIC_CLAIMS)))
-            claim = claims[0] if claims else GENERIC_CLAIMS[pick]
-            if adjust > 0:
-                resolution = (f"Surveillance replay confirms an underpayment of "
-                              f"{adjust / 100:.2f}; the difference was paid to the player.")
-            elif adjust < 0:
-                resolution = (f"Surveillance replay shows the seat was overpaid by "
-                              f"{-adjust / 100:.2f}; the overpayment was taken back.")
-            else:
-                resolution = "Surveillance replay confirms the settlement; no adjustment."
-            opened = int(ends[r]) + int(rng.integers(2, 31)) * MINUTE
-            resolved = opened + int(rng.integers(3, 21)) * MINUTE
-            self._order += 1
-            self.pending.append((opened, self._order, "DisputeOpened", hand_json[r],
-                                 b'{"seat":%d,"claim":%s}' % (seat, json_bytes(claim))))
-            self._order += 1
-            self.pending.append((resolved, self._order, "DisputeResolved", hand_json[r],
-                                 b'{"seat":%d,"resolution":%s,"adjustment":%d}'
-                                 % (seat, json_bytes(resolution), adjust)))
-
-    def _place_disputes(self, origins: IntArray, mask: npt.NDArray[np.bool_], inc: IntArray,
-                        rng: np.random.Generator
-                        ) -> dict[tuple[int, int], tuple[str, bytes, bytes]]:
-        """Put due disputes in the slots before the first hand that starts after them."""
-        placed: dict[tuple[int, int], tuple[str, bytes, bytes]] = {}
-        used = [0] * len(origins)
-        keep = []
-        for item in sorted(self.pending):
-            r = int(np.searchsorted(origins, item[0], "left"))
-            while r < len(origins) and used[r] >= DISPUTE_SLOTS:
-                r += 1
-            if r >= len(origins):
-                keep.append(item)
-                continue
-            col = int(self.layout.dispute[used[r]])
-            placed[(r, used[r])] = item[2:]
-            used[r] += 1
-            mask[r, col] = True
-            inc[r, col] = int(rng.integers(500, 2500))
-        self.pending = keep
-        return placed
-
-    def _truth(self, kind: npt.NDArray[np.int8], recorded: IntArray, expected: IntArray,
-               cell_r: IntArray, cell_j: IntArray, pc: IntArray, hand_json: list[bytes],
-               dealer_row: IntArray, first_hand: int) -> list[dict[str, Any]]:
-        out = []
-        for c, s in zip(*np.nonzero(kind >= 0), strict=True):
-            r = int(cell_r[c])
-            out.append({
-                "hand_id": f"{self.spec.table_id}-{first_hand + r:06d}",
-                "table_id": self.spec.table_id,
-                "dealer_id": self.spec.dealers[int(dealer_row[r])],
-                "seat": int(cell_j[c]) + 1,
-                "spot": SPOTS[s],
-                "kind": MISPAY_KINDS[int(kind[c, s])],
-                "expected": int(expected[c, s]),
-                "recorded": int(recorded[c, s]),
-                "detail": mispay_detail(int(kind[c, s]), int(s), self.spec.ruleset, self.wrong,
-                                        int(pc[c])),
-                "hand_no": first_hand + r,
-            })
-        return out
 
 
 __all__ = ["K_DEC", "K_DISPUTE", "Batch", "Rates", "TableSim", "TableSpec"]
