@@ -1,11 +1,18 @@
 """A simulated casino floor: N tables dealing Ultimate Texas Hold'em, as the contract's
-event stream.
+event stream (``uth simulate``).
 
-Each table plays batches of hands over NumPy arrays (``events.sim_table``); the floor
-merges the tables' events into one stream in time order (ties by table, then ``seq``) and
-writes it to any event log (``events.logs.open_log``), as fast as the sink takes it or in
-real time. Same configuration and seed, same bytes: event ids come from seeded generators
-and times from a simulated clock starting at ``start``.
+Same configuration and seed, same bytes: event ids come from seeded generators and times
+from a simulated clock starting at ``start``. The pieces:
+
+- ``sim_config``: :class:`SimConfig` (``hands`` is per table) and the tables' specs;
+- ``sim_table``: one table plays a batch of hands at once -- seats and players
+  (``sim_players``), one shuffled deck per hand, one ``evaluate7`` call, vectorized
+  decisions, ``settle_batch``, chip purchases, voids, dealer shifts, mispays and disputes
+  (``sim_errors``) -- and renders its events (``sim_events``, ``sim_format``);
+- ``sim_floor``: the tables' batches merged into one stream: whole hands in the order they
+  start (fast), or every event in time order (``by_event``, for real time);
+- ``sim_output``: :func:`simulate` writes it to a JSON Lines file or any event log
+  (``events.logs.open_log``) and the injected mispays to a ground-truth file.
 
 >>> cfg = SimConfig(tables=2, hands=3, seed=7, ruleset="charlevoix-2011")
 >>> lines = [line for chunk in Floor(cfg).chunks() for line in chunk.lines()]
