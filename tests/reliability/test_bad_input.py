@@ -4,6 +4,7 @@ hand flagged, with a reason; nothing raises; the valid events around it all come
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -148,3 +149,37 @@ def test_decoding_the_corpus_never_raises_on_any_prefix_or_split() -> None:
                 out = decode_line(line, n)
                 assert isinstance(out, Rejection) or type(out).__name__ in EVENT_TYPES
 
+
+
+def test_ingest_dead_letters_every_bad_line_and_stores_the_rest(
+    tmp_path: Path, ledger: Any
+) -> None:
+    """The whole corpus through ``uth ingest`` into the SQLite log: each bad line in the
+    dead-letter store with its reason, every valid event stored once, exit 0."""
+    from events.logs import open_log
+    from tests.reliability.helpers import uth
+
+    lines: list[bytes] = []
+    for entry in MANIFEST["classes"]:
+        lines += lines_of(entry)
+    source = tmp_path / "corpus.jsonl"
+    source.write_bytes(b"".join(line + b"\n" for line in lines))
+    sink = f"sqlite:///{tmp_path / 'log.db'}"
+    done = uth("ingest", "--source", str(source), "--sink", sink, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    codes: dict[str, int] = {}
+    for c in CODEC:
+        codes[c["code"]] = codes.get(c["code"], 0) + len(c["bad_lines"])
+    assert report["rejected_by_reason"] == codes
+    valid = sum(c["valid_events"] for c in MANIFEST["classes"])
+    assert report["written"] == valid and report["accounted"]
+    with open_log(sink) as log:
+        stored = [r.value for b in log.read() for r in b]
+        dead = log.dead_letters()
+    assert len(stored) == valid
+    assert not [d for d in decode_many(stored) if isinstance(d, Rejection)]
+    assert sorted(d["code"] for d in dead) == sorted(c["code"] for c in CODEC)
+    assert all(d["reason"] for d in dead)
+    ledger.record("bad-input", "all classes at once [uth ingest]", sent=len(lines),
+                  processed=report["written"], rejected=report["rejected"])

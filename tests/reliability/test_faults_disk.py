@@ -214,7 +214,7 @@ def test_fault_full_disk_under_the_warehouse(
     assert events[0] < valid
     ledger.record("fault", "full disk under the warehouse", sent=events[0] + dead,
                   processed=events[0], rejected=dead,
-                  note=f"stopped at {events[0]} of {valid}: {why[-60:]}")
+                  note=f"stopped at {events[0]} of {valid}: {why.rsplit(': ', 1)[-1]}")
 
 
 def test_fault_read_only_warehouse_file(
