@@ -30,7 +30,7 @@ def audit_hands(context: dg.AssetExecutionContext,
                 warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     with load_lock(warehouse.path):
         stats = update_hands(warehouse.path, warehouse.day_start_minutes,
-                             warehouse.hands_per_chunk)
+                             warehouse.hands_per_chunk, warehouse.audit_workers)
     context.log.info(f"audited {stats.hands} hands from {stats.events} events: "
                      f"{stats.findings} findings, {stats.sequence_findings} sequence findings")
     yield dg.MaterializeResult(asset_key="hands", metadata={"hands_audited": stats.hands,

@@ -26,8 +26,10 @@ def register(sub: Any) -> None:
                    help="Parquet archive directory (default: <warehouse stem>_archive)")
     p.add_argument("--batch-size", type=int, default=100_000,
                    help="log records per transaction (default 100000)")
-    p.add_argument("--hands-per-chunk", type=int, default=20_000,
-                   help="hands audited per transaction (default 20000)")
+    p.add_argument("--hands-per-chunk", type=int, default=5_000,
+                   help="hands audited per transaction (default 5000)")
+    p.add_argument("--audit-workers", type=int, default=0,
+                   help="processes auditing hands (default 0: one per core for big loads)")
     p.add_argument("--rebuild-rollups", action="store_true",
                    help="rebuild every rollup key, not only those touched")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     resources = {
         "source": EventSource(url=args.source, batch_size=args.batch_size),
         "warehouse": Warehouse(path=args.warehouse, gaming_day_start=args.gaming_day_start,
-                               archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk),
+                               archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk,
+                               audit_workers=args.audit_workers),
     }
     run_config: dict[str, Any] = full_rebuild_config() if args.rebuild_rollups else {}
     if not args.dagster_logs:

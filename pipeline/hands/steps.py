@@ -1,15 +1,20 @@
 """The audit step without Dagster: sequence findings for the tables with new events, then
-every pending hand re-audited from its events, a chunk of hands per transaction."""
+every pending hand re-audited from its events, a chunk of hands per transaction (audited in
+worker processes when there are many)."""
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
 import time
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.audit.transforms import sequence_findings, write_sequence_findings
-from pipeline.hands.transforms import audit_feed, read_feed, write_hands
+from pipeline.hands.transforms import HandRows, audit_feed, read_feed, write_hands
 from pipeline.warehouse import reading, writing
 
 log = logging.getLogger("uth.load")
@@ -40,29 +45,77 @@ def update_sequences(warehouse: str | Path, day_start_minutes: int) -> HandStats
     return stats
 
 
-def update_hands(warehouse: str | Path, day_start_minutes: int,
-                 chunk: int = 20_000) -> HandStats:
+def _next_chunk(warehouse: str | Path, after: str,
+                chunk: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """The next ``chunk`` pending hands after ``after`` (by id) and their audit feed."""
+    with reading(warehouse) as con:
+        ids = [r[0] for r in con.execute(
+            "SELECT DISTINCT hand_id FROM pending.hands WHERE hand_id > ? "
+            "ORDER BY hand_id LIMIT ?", [after, chunk]).fetchall()]
+        return ids, (read_feed(con, ids) if ids else [])
+
+
+POOL_MIN_HANDS = 2_000  # below this, starting worker processes costs more than it saves
+
+
+def workers_for(pending: int, chunk: int, workers: int = 0) -> tuple[int, int]:
+    """(audit processes, hands per chunk): ``workers`` when given, else one per core (at
+    most 4) for at least POOL_MIN_HANDS hands, else 1 (audit in this process). With
+    workers, chunks shrink so that each worker gets at least two."""
+    if workers <= 0:
+        workers = 1 if pending < POOL_MIN_HANDS else max(1, min(4, os.cpu_count() or 1))
+    if workers > 1:
+        chunk = max(1, min(chunk, -(-pending // (2 * workers))))
+    return workers, chunk
+
+
+def update_hands(warehouse: str | Path, day_start_minutes: int, chunk: int = 5_000,
+                 workers: int = 0) -> HandStats:
     """Sequence findings first (they name the conflict losers the hands leave out), then
-    the pending hands, ``chunk`` at a time."""
+    the pending hands, ``chunk`` at a time, each chunk's rows written in one transaction.
+
+    With several workers, chunks are audited in other processes while this one reads the
+    next feeds and writes the finished chunks (the write connection still held only for
+    each chunk's transaction). A chunk's rows depend only on its hands' events, so the
+    result is the same whatever the chunking or the number of workers."""
     stats = update_sequences(warehouse, day_start_minutes)
+    with reading(warehouse) as con:
+        pending = con.execute("SELECT count(DISTINCT hand_id) FROM pending.hands").fetchall()[0][0]
+    workers, chunk = workers_for(pending, chunk, workers)
     started = time.perf_counter()
-    after = ""
-    while True:
-        with reading(warehouse) as con:
-            ids = [r[0] for r in con.execute(
-                "SELECT DISTINCT hand_id FROM pending.hands WHERE hand_id > ? "
-                "ORDER BY hand_id LIMIT ?", [after, chunk]).fetchall()]
-            if not ids:
-                break
-            feed = read_feed(con, ids)
-        rows = audit_feed(feed, ids)
+
+    def commit(ids: list[str], rows: HandRows) -> None:
         with writing(warehouse) as con:
             write_hands(con, ids, rows, day_start_minutes)
-        after = ids[-1]
         stats.hands += rows.hands.num_rows
         stats.events += rows.events
         stats.findings += rows.findings.num_rows
         log.info("hands: committed %d hands (%d events, %d findings), %d so far, "
                  "%.0f events/s", rows.hands.num_rows, rows.events, rows.findings.num_rows,
                  stats.hands, stats.events / max(time.perf_counter() - started, 1e-9))
-    return stats
+
+    after = ""
+    if workers <= 1:
+        while True:
+            ids, feed = _next_chunk(warehouse, after, chunk)
+            if not ids:
+                return stats
+            commit(ids, audit_feed(feed, ids))
+            after = ids[-1]
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pipeline.hands.transforms"])
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        flight: deque[tuple[list[str], Future[HandRows]]] = deque()
+        exhausted = False
+        while True:
+            while not exhausted and len(flight) <= workers:
+                ids, feed = _next_chunk(warehouse, after, chunk)
+                if not ids:
+                    exhausted = True
+                    break
+                flight.append((ids, pool.submit(audit_feed, feed, ids)))
+                after = ids[-1]
+            if not flight:
+                return stats
+            ids, future = flight.popleft()
+            commit(ids, future.result())

@@ -36,7 +36,8 @@ class Warehouse(dg.ConfigurableResource):  # type: ignore[type-arg]
     path: str
     gaming_day_start: str = "06:00"
     archive_dir: str = ""  # default: <stem>_archive beside the warehouse file
-    hands_per_chunk: int = 20_000  # hands audited per transaction
+    hands_per_chunk: int = 5_000  # hands audited per transaction
+    audit_workers: int = 0  # processes auditing hands; 0: one per core for big loads
 
     @property
     def day_start_minutes(self) -> int:

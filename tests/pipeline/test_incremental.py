@@ -73,3 +73,25 @@ def test_small_batches_give_the_same_warehouse(tmp_path: Path) -> None:
     materialize(log, one)
     materialize(log, many, batch_size=7, hands_per_chunk=2)
     assert dump(one) == dump(many)
+
+
+def test_audit_worker_processes_give_the_same_warehouse(tmp_path: Path) -> None:
+    from pipeline.hands.steps import update_hands, workers_for
+
+    assert workers_for(pending=10, chunk=5) == (1, 5)  # small loads audit in-process
+    assert workers_for(pending=10, chunk=5, workers=2) == (2, 3)
+    assert workers_for(pending=100_000, chunk=5_000, workers=2) == (2, 5_000)
+    t1, _ = streams.floor()
+    log = write_log(tmp_path / "all.jsonl", streams.floor_lines() + streams.lines(
+        streams.dispute(t1)))
+    one, pool = tmp_path / "one.duckdb", tmp_path / "pool.duckdb"
+    materialize(log, one)
+    from pipeline.analytics.steps import update_rollups
+    from pipeline.ingest.steps import archive_pending, load_events
+
+    load_events(str(log), pool)
+    stats = update_hands(pool, 360, chunk=1, workers=2)
+    assert stats.hands == 5
+    update_rollups(pool)
+    archive_pending(pool, tmp_path / "pool_archive")
+    assert dump(one) == dump(pool)
