@@ -228,8 +228,12 @@ def test_hostile_strings_in_events_are_data_only(tmp_path: Path) -> None:
     dealers = {h.dealer_id for h in report.hands} - {None}  # None: the voided stray hand
     assert dealers and dealers <= {t[:200] for t in texts}
     replay = uth("replay", "hostile-h1", "--source", str(source), "--json", timeout=60)
-    if replay.returncode == 0:
-        assert "pwned" not in replay.stderr
+    assert replay.returncode == 0, replay.stderr[-2000:]
+    doc = json.loads(replay.stdout)
+    assert " ".join(texts) in json.dumps(doc, ensure_ascii=False) or \
+        json.dumps(" ".join(texts))[1:-1] in replay.stdout  # the dispute claim, verbatim
+    human = uth("replay", "hostile-h1", "--source", str(source), timeout=60)
+    assert human.returncode == 0, human.stderr[-2000:]
     assert not marker.exists(), "a string from an event was executed"
 
 
