@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from itertools import groupby
-from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -39,6 +37,7 @@ from events.audit_findings import (
     HandRecord,
     WagerRecord,
 )
+from events.audit_intake import Intake
 from events.audit_records import (
     adjustment_findings,
     dispute_record,
@@ -56,10 +55,6 @@ from events.schemas import (
     DisputeOpened,
     DisputeResolved,
     Event,
-    HandEnded,
-    HandVoided,
-    TableClosed,
-    TableOpened,
 )
 
 __all__ = [
@@ -82,7 +77,7 @@ class AuditReport:
     settlements: list[HandSettlement] = field(default_factory=list, repr=False)
 
 
-class Auditor:
+class Auditor(Intake):
     """An incremental audit. ``feed``/``feed_many`` input, ``flush`` to settle the hands
     that ended, ``finish`` at the end of the input (gaps declared, unfinished hands
     incomplete).
@@ -128,146 +123,11 @@ class Auditor:
         self._on_dispute = on_dispute
         self._on_rejected = on_rejected
 
-    # --------------------------------------------------------------------------- input
+    # ------------------------------------------------------------------------- output
 
-    def feed(self, item: Event | Rejection, position: Any = None) -> None:
-        self.feed_many(((position, item),))
-
-    def feed_many(self, items: Iterable[Any]) -> None:
-        """Feed ``Event``/``Rejection`` items or ``(position, item)`` pairs. Each table's
-        events keep their order; tables are independent of each other."""
-        items = items if isinstance(items, list) else list(items)
-        by_table: dict[str, tuple[list[Event], list[Any] | None]] = {}
-        if items and type(items[0]) is not tuple:
-            for item in items:  # the common case: no positions
-                if type(item) is Rejection:
-                    self._rejected(item)
-                    continue
-                lists = by_table.get(item.table_id)
-                if lists is None:
-                    lists = by_table[item.table_id] = ([], None)
-                lists[0].append(item)
-        else:
-            for pair in items:
-                position, item = pair if type(pair) is tuple else (None, pair)
-                if type(item) is Rejection:
-                    self._rejected(item)
-                    continue
-                lists = by_table.get(item.table_id)
-                if lists is None:
-                    lists = by_table[item.table_id] = ([], [])
-                lists[0].append(item)
-                lists[1].append(position)  # type: ignore[union-attr]
-        seq = self.sequencer
-        for table_id, (events, positions) in by_table.items():
-            if seq.take_run(table_id, events):  # the common case: the sequence goes on
-                self._route(events, positions)
-                continue
-            for k, ev in enumerate(events):
-                seq.push(ev, positions[k] if positions else None, self._process)
-                if seq.findings:
-                    self._emit_all(seq.findings)
-                    seq.findings.clear()
-
-    def _route(self, events: list[Event], positions: list[Any] | None) -> None:
-        """In-order events of one table to their hands, a run of one hand at a time."""
-        hands = list(map(_HAND, events))
-        open_ = self.open
-        a = 0
-        for hand_id, run in groupby(hands):
-            b = a + len(list(run))
-            hand = open_.get(hand_id) if hand_id is not None else None
-            if hand is None:  # a table event, a new hand or a late one: one by one
-                for k in range(a, b):
-                    self._process(events[k], positions[k] if positions else None)
-                    if k + 1 < b and hand_id is not None and hand_id in open_:
-                        hand = open_[hand_id]
-                        a = k + 1
-                        break
-                else:
-                    a = b
-                    continue
-            chunk = events[a:b]
-            if positions is not None:
-                where = self.positions.setdefault(hand_id, {})
-                where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
-            hand[1].extend(chunk)
-            if not _ENDS.isdisjoint(map(type, chunk)):
-                self._ended(hand_id, chunk[0].table_id)
-            a = b
-
-    def _original(self, ev: Event) -> Event | None:
-        """The event first received with ``ev``'s id, while its hand is being audited."""
-        if ev.hand_id is None:
-            return None
-        hand = self.open.get(ev.hand_id) or self.ready.get(ev.hand_id)
-        if hand is None:
-            return None
-        return next((e for e in hand[1] if e.event_id == ev.event_id), None)
-
-    def _rejected(self, rejection: Rejection) -> None:
-        if self.quiet:
-            return
-        if self.keep:
-            self.rejected.append(rejection)
+    def _on_rejected_call(self, rejection: Rejection) -> None:
         if self._on_rejected is not None:
             self._on_rejected(rejection)
-
-    def _process(self, ev: Event, pos: Any) -> None:
-        hand_id = ev.hand_id
-        if hand_id is None:
-            kind = type(ev)
-            if kind is TableOpened:
-                self.tables[ev.table_id] = TableContext.opened(ev)  # type: ignore[arg-type]
-            elif kind is TableClosed:
-                self._abandon(ev.table_id)
-            return
-        if pos is not None:
-            where = self.positions.get(hand_id)
-            if where is None:
-                where = self.positions[hand_id] = {}
-            where[ev.event_id] = pos
-        hand = self.open.get(hand_id)
-        if hand is not None:
-            hand[1].append(ev)
-            if type(ev) in _ENDS:
-                self._ended(hand_id, ev.table_id)
-            return
-        hand = self.ready.get(hand_id)
-        if hand is not None:
-            hand[1].append(ev)  # e.g. a dispute before the hand was settled
-            return
-        done = self.completed.get(hand_id)
-        if done is not None:
-            self._late(hand_id, done, ev)
-            return
-        if isinstance(ev, DisputeOpened | DisputeResolved):
-            self._orphan_dispute(ev)
-            return
-        table_id = ev.table_id
-        if self.current.get(table_id) is not None:
-            self._abandon(table_id)
-        self.open[hand_id] = (self.tables.get(table_id), [ev])
-        self.current[table_id] = hand_id
-        self.hands_seen += 1
-        if type(ev) in _ENDS:
-            self._ended(hand_id, table_id)
-
-    def _ended(self, hand_id: str, table_id: str) -> None:
-        self.ready[hand_id] = self.open.pop(hand_id)
-        if self.current.get(table_id) == hand_id:
-            del self.current[table_id]
-        if len(self.ready) >= self.batch:
-            self.flush()
-
-    def _abandon(self, table_id: str) -> None:
-        """The table moved on (another hand started, or it closed): its open hand will
-        not end; settle it as it is (incomplete)."""
-        hand_id = self.current.pop(table_id, None)
-        if hand_id is not None and hand_id in self.open:
-            self.ready[hand_id] = self.open.pop(hand_id)
-
-    # ------------------------------------------------------------------------- output
 
     def _emit_all(self, findings: Iterable[Finding]) -> None:
         for f in findings:
@@ -445,8 +305,6 @@ class Auditor:
                            list(self.disputes.values()), self.summary(), settlements)
 
 
-_ENDS = frozenset((HandEnded, HandVoided))
-_HAND = attrgetter("hand_id")
 _encoder = msgspec.msgpack.Encoder()
 _hand_decoder: msgspec.msgpack.Decoder[list[Event]] = msgspec.msgpack.Decoder(list[Event])
 
