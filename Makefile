@@ -1,7 +1,7 @@
 # Every target installs first: a fresh clone needs only `make demo` or `make test`.
 SHELL := /bin/bash
-export PATH := $(HOME)/.local/bin:$(PATH)
-UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# uv from PATH when present; otherwise the one pip installs, run as a module wherever pip put it
+UV ?= $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_DIR ?= demo-data
@@ -11,8 +11,7 @@ DEMO_DIR ?= demo-data
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml uv.lock
-	@command -v uv >/dev/null 2>&1 || test -x $(HOME)/.local/bin/uv || \
-		python3 -m pip install --user --quiet uv || python3 -m pip install --quiet uv
+	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 	$(UV) sync --frozen --quiet
 	@touch $@
 
