@@ -104,6 +104,15 @@ def day(value: Any) -> str:
     return value.date().isoformat() if isinstance(value, datetime) else str(value)[:10]
 
 
+def moment(value: Any) -> str:
+    """A time to the millisecond: ``2026-11-30 02:16:35.981``."""
+    if _is_missing(value):
+        return MISSING
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S.") + f"{value.microsecond // 1000:03d}"
+    return str(value)
+
+
 def decimal(value: Any, digits: int = 1) -> str:
     """A plain number with thousands separators."""
     return MISSING if _is_missing(value) else f"{float(value):,.{digits}f}"

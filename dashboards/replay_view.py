@@ -36,6 +36,7 @@ CARD_CSS = """<style>
 .uth-card .pip{font-size:24px;align-self:center}
 .uth-card .br{align-self:flex-end;transform:rotate(180deg)}
 .uth-card.red{color:#c0392b}
+.uth-card.ten>span:not(.pip){letter-spacing:-2px;font-size:14px}
 .uth-card.down{opacity:.6;border:2px dashed #555}
 .uth-card.back{background:repeating-linear-gradient(45deg,#1d4e89 0 5px,#2f6db5 5px 10px);
   border:2px solid #fff;outline:1px solid #1d4e89}
@@ -172,7 +173,8 @@ def card_html(card: str, state: str = "up") -> str:
     rank, suit = card[0], card[1]
     rank_text = html.escape("10" if rank == "T" else rank)
     glyph = SUIT_GLYPHS.get(suit, "?")
-    classes = "uth-card" + (" red" if suit in "dh" else "") + (" down" if state == "down" else "")
+    classes = ("uth-card" + (" red" if suit in "dh" else "") + (" ten" if rank == "T" else "")
+               + (" down" if state == "down" else ""))
     title = html.escape(card) + (" (dealt face down)" if state == "down" else "")
     return (f'<span class="{classes}" title="{title}"><span>{rank_text}{glyph}</span>'
             f'<span class="pip">{glyph}</span><span class="br">{rank_text}{glyph}</span></span>')

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui
-from dashboards.format import count, decimal, money, share
+from dashboards.format import count, decimal, money, pct, share
 
 st.title("Dealers")
 st.caption("Hands per hour over the hours each dealer dealt; mispays as found by the audit. "
@@ -29,22 +29,25 @@ if rows.empty:
     st.stop()
 
 
-
 def net(cents: object, currency: str) -> str:
     if currency == "mixed" and ui.known(cents):
         return f"{int(cents):,} cents (several currencies)"  # type: ignore[call-overload]
     return money(cents, currency)
 
 
+hands, mispays = int(rows["hands"].sum()), int(rows["mispays"].sum())
+floor_rate = mispays / hands if hands else 0.0
 ui.metric_row([
     ("Dealers", count(len(rows)), None),
-    ("Hands", count(rows["hands"].sum()), None),
-    ("Hands / hour (all dealers)", decimal(rows["hands"].sum() / rows["hours"].sum())
+    ("Hands", count(hands), None),
+    ("Hands / hour (all dealers)", decimal(hands / rows["hours"].sum())
      if rows["hours"].sum() else "—", "Total hands ÷ total hours dealt"),
-    ("Mispays", share(rows["mispays"].sum(), rows["hands"].sum(), "hands"), None),
+    ("Mispays", count(mispays), None),
+    ("Mispay rate", pct(floor_rate, "hands", 3) if hands else "—", "Mispays ÷ hands dealt"),
 ])
 
 st.subheader("By dealer, most mispays per hand first")
+st.caption("Highlighted: a mispay rate above the floor's.")
 st.dataframe(ui.highlight_rows(pd.DataFrame({
     "Dealer": rows["dealer_id"],
     "Days": [count(v) for v in rows["days"]],
@@ -56,13 +59,24 @@ st.dataframe(ui.highlight_rows(pd.DataFrame({
         rows["mispays"], rows["hands"], strict=True)],
     "Mispay net (+ overpaid)": [net(v, c) for v, c in zip(rows["mispay_net"], rows["currency"],
                                                           strict=True)],
-}), [m > 0 for m in rows["mispays"]], colour="#fff1c9"), hide_index=True, width="stretch")
+}), [h > 0 and m / h > floor_rate for m, h in zip(rows["mispays"], rows["hands"], strict=True)],
+    colour="#fff1c9"), hide_index=True, width="stretch")
 
-if not daily.empty:
+st.subheader("Hands per hour by dealer")
+bars = alt.Chart(rows.assign(mispay_rate=rows["mispays"] / rows["hands"])).mark_bar().encode(
+    x=alt.X("hands_per_hour:Q", title="Hands / hour"),
+    y=alt.Y("dealer_id:N", title=None, sort="-x"),
+    color=alt.Color("mispay_rate:Q", title="Mispays ÷ hands", scale=alt.Scale(scheme="orangered"),
+                    legend=alt.Legend(format="%")),
+    tooltip=["dealer_id:N", alt.Tooltip("hands_per_hour:Q", format=".1f"), "hands:Q",
+             "mispays:Q", alt.Tooltip("mispay_rate:Q", format=".2%")])
+st.altair_chart(bars, width="stretch")
+
+if daily["gaming_day"].nunique() >= 3:
     st.subheader("Hands per hour by gaming day")
     chart = alt.Chart(daily.assign(gaming_day=pd.to_datetime(daily["gaming_day"]))).mark_line(
         point=True).encode(
-        x=alt.X("gaming_day:T", title="Gaming day"),
+        x=alt.X("yearmonthdate(gaming_day):O", title="Gaming day"),
         y=alt.Y("hands_per_hour:Q", title="Hands / hour"),
         color=alt.Color("dealer_id:N", title="Dealer"),
         tooltip=["dealer_id:N", "gaming_day:T", alt.Tooltip("hands_per_hour:Q", format=".1f"),

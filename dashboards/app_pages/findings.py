@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui
-from dashboards.format import count, money
+from dashboards.format import count, moment, money
 
 st.title("Findings")
 st.caption("Overpaid: the player received more than the correct settlement; underpaid: less. "
@@ -65,7 +65,7 @@ has_hand = rows["hand_id"].notna()
 st.dataframe(pd.DataFrame({
     "Hand": ["hand_audit?hand_id=" + str(h) if ok else None
              for h, ok in zip(rows["hand_id"], has_hand, strict=True)],
-    "Occurred": rows["occurred_at"].astype(str),
+    "Occurred": [moment(v) for v in rows["occurred_at"]],
     "Shift": rows["shift"],
     "Kind": rows["kind"],
     "Table": rows["table_id"],

@@ -61,7 +61,7 @@ for r in series.to_dict("records"):
                                r["currency"], "measure": label, "value": float(r[column])})
 if chart_rows:
     chart = alt.Chart(pd.DataFrame(chart_rows)).mark_line(point=True).encode(
-        x=alt.X("gaming_day:T", title="Gaming day"),
+        x=alt.X("yearmonthdate(gaming_day):O", title="Gaming day"),
         y=alt.Y("value:Q", title="Percent", axis=alt.Axis(format="%")),
         color=alt.Color("measure:N", title=None),
         strokeDash=alt.StrokeDash("currency:N", title="Currency"),

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import evidence, queries, ui
-from dashboards.format import day, money
+from dashboards.format import day, moment, money
 from dashboards.replay_view import describe, fold, table_html
 from events.evaluation import CATEGORY_NAMES
 
@@ -47,7 +47,7 @@ with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
     chosen = st.selectbox(
         "Hand", ids, index=ids.index(wanted) if wanted in ids else 0, key="audit_chosen",
         format_func=lambda h: f"{h} · table {rows[h]['table_id']} · dealer "
-                              f"{rows[h]['dealer_id']} · {rows[h]['started_at']}")
+                              f"{rows[h]['dealer_id']} · {moment(rows[h]['started_at'])}")
     row = rows[chosen]
     all_events = st.toggle(f"Include events of this hand from any later date (not only up "
                            f"to {queries.LATE_EVENT_DAYS} days after it; slower)",
@@ -67,7 +67,7 @@ cur = str(row.get("currency") or "")
 st.subheader(f"Hand {chosen}")
 st.markdown(f"Table **{row['table_id']}** · dealer **{row['dealer_id']}** · ruleset "
             f"**{row['ruleset']}** · {cur} · seats {row['seats']} · started "
-            f"{row['started_at']} · gaming day {day(row['gaming_day'])} · "
+            f"{moment(row['started_at'])} · gaming day {day(row['gaming_day'])} · "
             f"status **{row['status']}**")
 
 # ------------------------------------------------------------------ replay

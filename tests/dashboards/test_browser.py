@@ -70,6 +70,12 @@ def test_every_page_in_chromium(browser, server: Server, tmp_path: Path) -> None
         shot = tmp_path / f"{path.split('?')[0] or 'floor'}.png"
         page.screenshot(path=str(shot), full_page=True)
         shots.append(shot)
+    # a finding opens its hand in the audit page
+    page.goto(f"{server.url}/findings", wait_until="domcontentloaded")
+    page.get_by_role("button", name="Open in hand audit").click(timeout=120_000)
+    page.get_by_role("heading", name="Hand audit", exact=True).wait_for(timeout=120_000)
+    page.get_by_text("Verdict: 1 of 1 wagers settled wrongly.").wait_for(timeout=120_000)
+    assert "hand_id=H4" in page.url  # the latest finding's hand: ante paid twice
     # the audit page drew the hand as cards, with the verdict
     page.goto(f"{server.url}/hand_audit?hand_id=H1", wait_until="domcontentloaded")
     page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)

@@ -264,6 +264,7 @@ def test_dealers(app, handmade_warehouse: Path) -> None:
     assert table.set_index("Dealer").loc["D3", "Mispay net (+ overpaid)"] == "€10.00"
     hands, hours = one(handmade_warehouse, "SELECT sum(hands), sum(hours) FROM dealer_performance")
     assert metrics(at)["Hands"] == [count(hands)]
+    assert metrics(at)["Mispay rate"] == ["0.357% of hands"]  # 3 of 840
     assert metrics(at)["Hands / hour (all dealers)"] == [f"{hands / hours:,.1f}"]
     at.multiselect(key="dealers_pick").set_value(["D2"]).run()
     assert list(at.dataframe[0].value["Dealer"]) == ["D2"]

@@ -39,7 +39,7 @@ def test_descriptions() -> None:
 
 def test_cards_are_drawn_as_cards() -> None:
     ten = card_html("Td")
-    assert 'class="uth-card red"' in ten and "10♦" in ten
+    assert 'class="uth-card red ten"' in ten and "10♦" in ten
     assert 'class="uth-card"' in card_html("As") and "♠" in card_html("As")
     assert "down" in card_html("2c", "down") and "back" in card_html("", "back")
     html = table_html(fold(EVENTS, 5), "USD")
