@@ -9,12 +9,20 @@ import dagster as dg
 from pipeline.ingest.resources import Warehouse
 from pipeline.warehouse import reading
 
+KEYS = {"hands": "hand_id", "wagers": "hand_id, seat, spot"}
+
 
 def duplicate_events(path: str | Path) -> tuple[bool, dict[str, Any]]:
+    """No event_id twice in ``events`` (nor a hand, nor a wager, twice in theirs)."""
     with reading(path) as con:
         total, distinct = con.execute(
             "SELECT count(*), count(DISTINCT event_id) FROM events").fetchall()[0]
-    return total == distinct, {"events": total, "duplicates": total - distinct}
+        meta: dict[str, Any] = {"events": total, "duplicates": total - distinct}
+        for table, key in KEYS.items():
+            meta[f"duplicate_{table}"] = con.execute(
+                f"SELECT count(*) FROM (SELECT {key} FROM {table} GROUP BY ALL "
+                "HAVING count(*) > 1)").fetchall()[0][0]
+    return total == distinct and not any(meta[f"duplicate_{t}"] for t in KEYS), meta
 
 
 def sequence_gaps(path: str | Path) -> tuple[bool, dict[str, Any]]:
@@ -31,7 +39,9 @@ def sequence_gaps(path: str | Path) -> tuple[bool, dict[str, Any]]:
     return gaps == 0, meta
 
 
-@dg.asset_check(asset="events", description="Every event_id appears once in events.")
+@dg.asset_check(asset="events", additional_deps=["hands", "wagers"],
+                description="Every event_id appears once in events (and every hand and "
+                            "wager once in theirs).")
 def no_duplicate_events(warehouse: Warehouse) -> dg.AssetCheckResult:
     passed, meta = duplicate_events(warehouse.path)
     return dg.AssetCheckResult(passed=passed, metadata=meta)
