@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from events.sim_format import (
+    U8,
     Field,
     IdMaker,
     cards,
@@ -188,6 +189,7 @@ _TYPES = ("DisputeOpened", "DisputeResolved", "ChipsPurchased", "HandStarted", "
 _TYPE_OF_KIND = {K_CHIPS: 2, K_START: 3, K_BET: 4, K_COMM: 5, K_SEAT: 5, K_DEALER: 5,
                  K_DEC: 6, K_FLOP: 7, K_TURN: 7, K_DREV: 8, K_PAY: 9, K_END: 10, K_VOID: 11}
 _TYPE_M = lookup([b'{"type":"%s"' % t.encode() for t in _TYPES])
+_TYPE_CODE = np.array([_TYPE_OF_KIND.get(k, 0) for k in range(14)])
 _SPOT_M = lookup(SPOTS)
 _STREET_M = lookup(STREETS)
 _OUTCOME_M = lookup([b"lose", b"push", b"win"])  # by code + 1
@@ -195,51 +197,79 @@ _ACTION_M = lookup([b"check", b"raise", b"fold"])
 _METHOD_M = lookup([m.encode() for m in METHODS])
 
 
+BLOCK = 4096  # events rendered at a time: the byte matrix stays in cache
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """Per-hand pieces rendered once for a whole batch."""
+
+    hand: U8  # hand_id JSON per row, and ``null`` after the last row
+    start: U8
+    void: U8
+    board: U8
+    dealer: U8
+
+
 def render(
     table_id: str, ids: IdMaker, layout: Layout, rows_ev: IntArray, cols_ev: IntArray,
     seq: IntArray, ts: npt.NDArray[np.bytes_], r: Rows, c: Cells,
     disputes: dict[tuple[int, int], tuple[str, bytes, bytes]],
 ) -> bytes:
-    """The JSON Lines text of the events (given by their rows and columns), in order."""
+    """The JSON Lines text of the events (given by their rows and columns), in order,
+    :data:`BLOCK` events at a time."""
+    shared = _Shared(fixed([*r.hand, b"null"]), fixed(r.start), fixed(r.void), cards(r.board),
+                     cards(r.dealer))
+    mid = b'","schema_version":1,"table_id":' + json_bytes(table_id) + b',"hand_id":'
+    return b"".join(
+        _render(mid, ids, layout, rows_ev[lo:lo + BLOCK], cols_ev[lo:lo + BLOCK],
+                seq[lo:lo + BLOCK], ts[lo:lo + BLOCK], shared, c, disputes)
+        for lo in range(0, len(rows_ev), BLOCK))
+
+
+def _render(
+    mid: bytes, ids: IdMaker, layout: Layout, rows_ev: IntArray, cols_ev: IntArray,
+    seq: IntArray, ts: npt.NDArray[np.bytes_], r: _Shared, c: Cells,
+    disputes: dict[tuple[int, int], tuple[str, bytes, bytes]],
+) -> bytes:
     n = len(rows_ev)
     kinds = layout.kind[cols_ev]
     seats = layout.seat[cols_ev]
     aux = layout.aux[cols_ev]
     cell = c.index[rows_ev, np.maximum(seats, 0)]
-    n_rows = len(r.hand)
 
-    type_code = np.array([_TYPE_OF_KIND.get(k, 0) for k in range(14)])[kinds]
-    hand_idx = np.where(kinds == K_CHIPS, n_rows, rows_ev)
-    hand = fixed([*r.hand, b"null"])[hand_idx]
+    type_code = _TYPE_CODE[kinds]
+    hand = r.hand[np.where(kinds == K_CHIPS, len(r.hand) - 1, rows_ev)]
     blocks: list[tuple[IntArray, tuple[Field, ...]]] = []
 
     def add(kind_sel: IntArray, *fields: Field) -> None:
         if len(kind_sel):
             blocks.append((kind_sel, fields))
 
+    order = np.argsort(kinds, kind="stable")
+    bounds = np.searchsorted(kinds[order], np.arange(15))
+
     def where(kind: int) -> IntArray:
-        return np.flatnonzero(kinds == kind)
+        return order[bounds[kind]:bounds[kind + 1]]
 
     sel = where(K_START)
-    add(sel, fixed(r.start)[rows_ev[sel]])
+    add(sel, r.start[rows_ev[sel]])
     sel = where(K_BET)
     cs = cell[sel]
     add(sel, b'{"seat":', digits(c.seat_no[cs]), b',"spot":"', _SPOT_M[aux[sel]],
         b'","amount":', digits(np.where(aux[sel] == 3, c.trips[cs], c.ante[cs])), b"}")
-    board = cards(r.board)
-    dealer = cards(r.dealer)
     sel = where(K_COMM)
-    add(sel, b'{"target":"community","cards":[', board[rows_ev[sel]], b"]}")
+    add(sel, b'{"target":"community","cards":[', r.board[rows_ev[sel]], b"]}")
     sel = where(K_SEAT)
     cs = cell[sel]
     add(sel, b'{"target":"seat","cards":[', cards(c.hole[cs]), b'],"seat":',
         digits(c.seat_no[cs]), b"}")
     sel = where(K_DEALER)
-    add(sel, b'{"target":"dealer","cards":[', dealer[rows_ev[sel]], b"]}")
+    add(sel, b'{"target":"dealer","cards":[', r.dealer[rows_ev[sel]], b"]}")
     sel = where(K_FLOP)
-    add(sel, b'{"street":"flop","cards":[', board[rows_ev[sel], :14], b"]}")
+    add(sel, b'{"street":"flop","cards":[', r.board[rows_ev[sel], :14], b"]}")
     sel = where(K_TURN)
-    add(sel, b'{"street":"turn_river","cards":[', board[rows_ev[sel], 15:], b"]}")
+    add(sel, b'{"street":"turn_river","cards":[', r.board[rows_ev[sel], 15:], b"]}")
     sel = where(K_DEC)
     if len(sel):
         cs, st = cell[sel], aux[sel]
@@ -253,14 +283,14 @@ def render(
         add(sel, b'{"seat":', digits(c.seat_no[cs]), b',"street":"', _STREET_M[st],
             b'","action":"', _ACTION_M[action], b'"', extra, tail.astype(np.uint8), b"}")
     sel = where(K_DREV)
-    add(sel, b'{"cards":[', dealer[rows_ev[sel]], b"]}")
+    add(sel, b'{"cards":[', r.dealer[rows_ev[sel]], b"]}")
     sel = where(K_PAY)
     cs, sp = cell[sel], aux[sel]
     add(sel, b'{"seat":', digits(c.seat_no[cs]), b',"spot":"', _SPOT_M[sp], b'","outcome":"',
         _OUTCOME_M[c.codes[cs, sp] + 1], b'","amount":', digits(c.amounts[cs, sp]), b"}")
     add(where(K_END), b"{}")
     sel = where(K_VOID)
-    add(sel, fixed(r.void)[rows_ev[sel]])
+    add(sel, r.void[rows_ev[sel]])
     sel = where(K_CHIPS)
     cs = cell[sel]
     add(sel, b'{"seat":', digits(c.seat_no[cs]), b',"amount":', digits(c.chips[cs]),
@@ -278,8 +308,7 @@ def render(
 
     head: list[Field] = [
         _TYPE_M[type_code], b',"event_id":"' + ids.prefix,
-        ids.tails(seq).view(np.uint8).reshape(n, 12),
-        b'","schema_version":1,"table_id":' + json_bytes(table_id) + b',"hand_id":', hand,
+        ids.tails(seq).view(np.uint8).reshape(n, 12), mid, hand,
         b',"seq":', digits(seq), b',"occurred_at":"', ts.view(np.uint8).reshape(n, 24),
         b'","payload":']
     start = width_of(head)

@@ -41,6 +41,7 @@ _SHIFTS = np.arange(44, -1, -4, dtype=np.uint64)
 
 U8 = npt.NDArray[np.uint8]
 _P10 = 10 ** np.arange(19, dtype=np.int64)
+_P10_4 = 10 ** np.arange(4, 19, 4, dtype=np.int64)  # 10**4, 10**8, ...
 CARD_M = np.frombuffer(b"".join(CARD_JSON), dtype=np.uint8).reshape(52, 4)
 
 
@@ -63,21 +64,24 @@ def digits(values: npt.ArrayLike) -> U8:
     if n == 0:
         return np.zeros((0, 4), dtype=np.uint8)
     neg = v < 0
-    m = np.abs(v)
-    nd = np.maximum(np.searchsorted(_P10, m, side="right"), 1)
-    top = (nd - 1) // 4  # the group holding the first digit, counted from the right
-    sign_apart = neg & (nd % 4 == 0)  # a minus that needs a group of its own
-    groups = int(top.max()) + 1 + int(sign_apart.any())
+    negative = bool(neg.any())
+    m = np.abs(v) if negative else v
+    top = np.searchsorted(_P10_4, m, side="right")  # the group of the first digit
+    sign_apart = neg & (m >= _P10[np.minimum(4 * top + 3, 18)])  # a minus of its own
+    apart = negative and bool(sign_apart.any())
+    groups = int(top.max()) + 1 + int(apart)
     out = np.zeros((n, groups), dtype=np.uint32)
-    lead = np.where(neg, _D4_NEG[m % 10_000], _D4_LEAD[m % 10_000])
-    for g in range(groups):
-        word = np.where(g < top, _D4[m % 10_000], np.where(g == top, lead, 0))
-        if sign_apart.any():
+    for g in range(groups):  # from the right
+        chunk = m % 10_000
+        if g == 0 and groups == 1 and not negative:
+            out[:, 0] = _D4_LEAD[chunk]
+            break
+        lead = np.where(neg, _D4_NEG[chunk], _D4_LEAD[chunk]) if negative else _D4_LEAD[chunk]
+        word = np.where(g < top, _D4[chunk], np.where(g == top, lead, 0))
+        if apart:
             word = np.where(sign_apart & (g == top + 1), _SIGN, word)
         out[:, groups - 1 - g] = word
         m = m // 10_000
-        if g + 1 < groups:
-            lead = np.where(neg, _D4_NEG[m % 10_000], _D4_LEAD[m % 10_000])
     return out.view(np.uint8).reshape(n, 4 * groups)
 
 
