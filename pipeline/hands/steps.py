@@ -10,6 +10,7 @@ import os
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,27 +96,35 @@ def update_hands(warehouse: str | Path, day_start_minutes: int, chunk: int = 5_0
                  stats.hands, stats.events / max(time.perf_counter() - started, 1e-9))
 
     after = ""
-    if workers <= 1:
-        while True:
-            ids, feed = _next_chunk(warehouse, after, chunk)
-            if not ids:
-                return stats
-            commit(ids, audit_feed(feed, ids))
-            after = ids[-1]
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pipeline.hands.transforms"])
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        flight: deque[tuple[list[str], Future[HandRows]]] = deque()
-        exhausted = False
-        while True:
-            while not exhausted and len(flight) <= workers:
-                ids, feed = _next_chunk(warehouse, after, chunk)
-                if not ids:
-                    exhausted = True
-                    break
-                flight.append((ids, pool.submit(audit_feed, feed, ids)))
-                after = ids[-1]
-            if not flight:
-                return stats
-            ids, future = flight.popleft()
-            commit(ids, future.result())
+    flight: deque[tuple[list[str], list[tuple[str, str]], Future[HandRows]]] = deque()
+    if workers > 1:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["pipeline.hands.transforms"])
+        try:
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                exhausted = False
+                while True:
+                    while not exhausted and len(flight) <= workers:
+                        ids, feed = _next_chunk(warehouse, after, chunk)
+                        if not ids:
+                            exhausted = True
+                            break
+                        flight.append((ids, feed, pool.submit(audit_feed, feed, ids)))
+                        after = ids[-1]
+                    if not flight:
+                        return stats
+                    ids, feed, future = flight[0]
+                    rows = future.result()
+                    flight.popleft()
+                    commit(ids, rows)
+        except BrokenProcessPool as exc:  # e.g. a main script without a __main__ guard
+            log.warning("hands: the audit worker processes failed (%s); auditing in this "
+                        "process", exc)
+            for ids, feed, _ in flight:
+                commit(ids, audit_feed(feed, ids))
+    while True:
+        ids, feed = _next_chunk(warehouse, after, chunk)
+        if not ids:
+            return stats
+        commit(ids, audit_feed(feed, ids))
+        after = ids[-1]
