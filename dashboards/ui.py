@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
@@ -46,6 +47,15 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
     except duckdb.Error as exc:
         st.warning(f"The warehouse `{path}` could not be read: {str(exc).splitlines()[0]}")
         st.stop()
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md(value: Any) -> str:
+    """Warehouse text made inert in Streamlit markdown (no links, HTML, emphasis, LaTeX
+    between dollar signs, or ``:icon:`` directives)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(value))
 
 
 def empty_notice(what: str) -> None:

@@ -37,7 +37,7 @@ totals = grouped.groupby("currency", sort=True)[["findings", "mispays", "overpai
                                                   "underpaid", "net"]].sum()
 for cur, t in totals.iterrows():
     if len(totals) > 1:
-        st.subheader(f"In {cur or 'no currency'}")
+        st.subheader(f"In {ui.md(cur) if cur else 'no currency'}")
     ui.metric_row([
         ("Findings", count(t["findings"]), None),
         ("Mispays", count(t["mispays"]), "Findings with an expected and a recorded amount "

@@ -36,7 +36,7 @@ if rows.empty:
 for total in totals.to_dict("records"):
     cur = total["currency"]
     if len(totals) > 1:
-        st.subheader(f"Totals in {cur}")
+        st.subheader(f"Totals in {ui.md(cur)}")
     ui.metric_row([
         ("Drop", money(total["drop"], cur), "Chips bought at the tables"),
         ("Handle", money(total["handle"], cur), "Sum of all wagers"),

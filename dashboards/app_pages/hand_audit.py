@@ -64,11 +64,11 @@ if st.query_params.get("hand_id") != chosen:
     st.query_params["hand_id"] = chosen
 cur = str(row.get("currency") or "")
 
-st.subheader(f"Hand {chosen}")
-st.markdown(f"Table **{row['table_id']}** · dealer **{row['dealer_id']}** · ruleset "
-            f"**{row['ruleset']}** · {cur} · seats {row['seats']} · started "
-            f"{moment(row['started_at'])} · gaming day {day(row['gaming_day'])} · "
-            f"status **{row['status']}**")
+st.subheader(f"Hand {ui.md(chosen)}")
+st.markdown(f"Table **{ui.md(row['table_id'])}** · dealer **{ui.md(row['dealer_id'])}** · "
+            f"ruleset **{ui.md(row['ruleset'])}** · {ui.md(cur)} · seats {ui.md(row['seats'])} "
+            f"· started {moment(row['started_at'])} · gaming day {day(row['gaming_day'])} · "
+            f"status **{ui.md(row['status'])}**")
 
 # ------------------------------------------------------------------ replay
 events = evidence.event_dicts(events_df)
@@ -89,7 +89,7 @@ else:
             else len(events))
     current = events[step - 1]
     st.markdown(f"**Step {step} of {len(events)}** · seq {current['seq']} · "
-                f"{current['occurred_at']} · {describe(current, cur)}")
+                f"{ui.md(current['occurred_at'])} · {ui.md(describe(current, cur))}")
     st.markdown(table_html(fold(events, step), cur), unsafe_allow_html=True)
     with st.expander("All events of the hand"):
         st.dataframe(pd.DataFrame({
@@ -121,7 +121,7 @@ auditor = doc.get("auditor") or {}
 checks = evidence.wager_checks(auditor)
 dealer = auditor.get("dealer") or {}
 if dealer.get("hand"):
-    st.markdown(f"Dealer: **{dealer['hand']}** "
+    st.markdown(f"Dealer: **{ui.md(dealer['hand'])}** "
                 f"({'qualifies' if dealer.get('qualifies') else 'does not qualify'})")
 
 if wagers.empty:
@@ -153,7 +153,7 @@ else:
     else:
         st.info("Verdict: some wagers could not be computed (see above).")
 if auditor.get("verdict"):
-    st.caption(f"Auditor's replay of the events: {auditor['verdict']}")
+    st.caption(f"Auditor's replay of the events: {ui.md(auditor['verdict'])}")
 
 if not hand_findings.empty:
     st.subheader("Findings on this hand")
@@ -169,4 +169,4 @@ st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
                    file_name=f"evidence-{chosen}.json", mime="application/json",
                    key="audit_download")
 if "auditor_error" in doc:
-    st.caption(f"The auditor's replay is not included: {doc['auditor_error']}")
+    st.caption(f"The auditor's replay is not included: {ui.md(doc['auditor_error'])}")

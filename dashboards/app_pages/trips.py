@@ -83,7 +83,7 @@ st.subheader("Paying hands: observed frequency against exact probability")
 if hits.empty:
     ui.empty_notice("Trips hits")
 for ruleset, group in hits.groupby("ruleset", sort=True):
-    st.markdown(f"**{ruleset}**")
+    st.markdown(f"**{ui.md(ruleset)}**")
     st.dataframe(pd.DataFrame({
         "Hand": group["category_name"],
         "Hits": [count(v) for v in group["hits"]],

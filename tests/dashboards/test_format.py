@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import re
 
 import pandas as pd
 import pytest
@@ -51,3 +52,13 @@ def test_percentages_name_their_denominator() -> None:
 
 def test_doctests() -> None:
     assert doctest.testmod(fmt).failed == 0
+
+
+def test_warehouse_text_is_inert_in_markdown() -> None:
+    from dashboards.ui import md
+
+    text = "[claim](http://evil.example) pays $5 and $6 **now** <b>x</b> :red[y] #1"
+    escaped = md(text)
+    assert re.sub(r"\\(.)", r"\1", escaped) == text  # nothing lost
+    # every character markdown, HTML, LaTeX or a directive could act on is escaped
+    assert re.search(r"(?<!\\)[\[\]()$*<>:#]", escaped) is None
