@@ -1,4 +1,7 @@
-"""The Dagster code location: ``dagster dev -m pipeline.definitions``.
+"""The Dagster code location. The UI with the asset graph, checks, sensor and schedule::
+
+    UTH_SOURCE=sqlite:///demo-data/events.db UTH_WAREHOUSE=demo-data/warehouse.duckdb \
+        .venv/bin/dagster dev -m pipeline.definitions
 
 Assets by concept (ingest, audit, analytics), each calling plain step functions; resources
 ``source`` (the event log URL: ``UTH_SOURCE``) and ``warehouse`` (the DuckDB path:
