@@ -221,6 +221,13 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
         return _flag(state, state.finding(
             ILLEGAL_ACTION, f"Seat {p.seat} made a decision but is not in play in this hand "
             f"(seats {_seat_list(state.seats_in_play)}).", ev, p.seat))
+    if state.dealer_revealed:  # decided after seeing the dealer's cards: flagged, kept
+        found = state.finding(ILLEGAL_ACTION, f"Seat {p.seat} decided {_on(p.street)} after the "
+                              "dealer's cards were revealed; decisions come before the reveal.",
+                              ev, p.seat, "play" if p.action == "raise" else None)
+        if not seat.ante or seat.folded or seat.play:
+            return _flag(state, found)
+        return _flag(state, found, seats=_with(state.seats, p.seat, _decided(seat, p)))
     if p.seat in state.hole and _decision_ok(state, seat, p):
         return _evolve1(state, "seats", _with(state.seats, p.seat, _decided(seat, p)))
     try:

@@ -54,7 +54,8 @@ class _Walk(NamedTuple):
     revealed: tuple[str, ...]
     dealer_revealed: tuple[str, ...]
     order: str | None
-    payouts: dict[tuple[int, str], Paid]
+    pays: list[Any]  # the PayoutRecorded events, in order (checked by their users)
+    early: int  # how many of them came before the dealer's cards were revealed
     disputes: list[Any]
     ended: str | None
     ended_at: str | None
@@ -68,8 +69,37 @@ def fast_fold(events: Sequence[Event], hand_id: str, table_id: str,
     w = _walk(events, table)
     if w is None:
         return None
+    payouts = _payouts(w)
+    if payouts is None:
+        return None
     assert table is not None
-    return _state(hand_id, table_id, table, *w)
+    return _state(hand_id, table_id, table, w.first, w.bets, w.dec, w.hole, w.cards,
+                  w.community, w.dealer, w.revealed, w.dealer_revealed, w.order, payouts,
+                  w.disputes, w.ended, w.ended_at, w.void_reason)
+
+
+def _payouts(w: _Walk) -> dict[tuple[int, str], Paid] | None:
+    """The payouts as the fold keeps them, or ``None`` where the fold would flag one (a
+    second payout of a wager, a payout of a spot without a wager). Stakes are final by
+    then: the walk refuses a bet or decision after a payout."""
+    out: dict[tuple[int, str], Paid] = {}
+    bets, dec = w.bets, w.dec
+    for k, ev in enumerate(w.pays):
+        p = ev.payload
+        key = (p.seat, p.spot)
+        if key in out:
+            return None
+        if p.spot == "play":
+            d = dec.get(p.seat)
+            if d is None or not d[0]:
+                return None
+        else:
+            b = bets.get(p.seat)
+            if b is None or not b[_SPOT[p.spot]]:
+                return None
+        out[key] = _paid(Paid, (p.outcome, p.amount, ev.event_id, k < w.early,
+                                ev.occurred_at, 0))
+    return out
 
 
 def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
@@ -96,7 +126,8 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     revealed: tuple[str, ...] = ()
     dealer_revealed: tuple[str, ...] = ()
     order: str | None = None
-    payouts: dict[tuple[int, str], Paid] = {}
+    pays: list[Any] = []
+    early = -1  # payouts before the reveal: fixed when the dealer's cards are revealed
     disputes: list[Any] = []
     ended: str | None = None
     ended_at: str | None = None
@@ -107,22 +138,10 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
             return None
         p: Any = ev.payload
         if kind is PayoutRecorded:
-            key = (p.seat, p.spot)
-            if key in payouts:
-                return None
-            if p.spot == "play":
-                d = dec.get(p.seat)
-                if d is None or not d[0]:
-                    return None
-            else:
-                b = bets.get(p.seat)
-                if b is None or not b[_SPOT[p.spot]]:
-                    return None
-            payouts[key] = _paid(Paid, (p.outcome, p.amount, ev.event_id, not dealer_revealed,
-                                        ev.occurred_at, 0))
+            pays.append(ev)
         elif kind is BetPlaced:
             seat, spot, amount = p.seat, p.spot, p.amount
-            if cards or seat not in in_play:
+            if cards or seat not in in_play or pays:
                 return None
             b = bets.get(seat)
             if b is None:
@@ -139,6 +158,8 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                 b[i] = amount
         elif kind is PlayerDecision:
             seat, street = p.seat, p.street
+            if pays or dealer_revealed:  # stakes must be final before any payout
+                return None
             b = bets.get(seat)
             if seat not in hole or b is None or not b[0] or _STREET_AT.get(len(revealed)) != street:
                 return None
@@ -202,6 +223,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
             if dealer_revealed or not dealer or shown != dealer:
                 return None
             dealer_revealed = shown
+            early = len(pays)
         elif kind is HandEnded:
             ended, ended_at = "ended", ev.occurred_at
         elif kind is HandVoided:
@@ -211,7 +233,8 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
         else:
             return None
     return _Walk(first, bets, dec, hole, cards, community, dealer, revealed, dealer_revealed,
-                 order, payouts, disputes, ended, ended_at, void_reason)
+                 order, pays, len(pays) if early < 0 else early, disputes, ended, ended_at,
+                 void_reason)
 
 
 _SPOT = {"ante": 0, "blind": 1, "trips": 2}
@@ -284,12 +307,16 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
     w = _walk(events, table)
     if w is None or w.ended is None or w.disputes:
         return None
-    payouts = w.payouts
     if w.ended == "voided":
-        for v in payouts.values():
-            if v[0] != "push" or v[1]:
+        for ev in w.pays:
+            if ev.payload.outcome != "push":  # (a push carries 0)
                 return None
-        return Plan(None, True, [], [], [])
+        return Plan(None, True, [], [], []) if _payouts(w) is not None else None
+    if w.early:
+        return None  # a payout before the dealer's reveal: the full path words it
+    payouts = {(ev.payload.seat, ev.payload.spot): ev.payload for ev in w.pays}
+    if len(payouts) != len(w.pays):
+        return None  # a wager settled twice
     assert table is not None
     ruleset = table.ruleset
     if ruleset is None or not w.dealer_revealed or len(w.community) != 5 or not w.dealer:
@@ -312,9 +339,9 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
                 got += (2, 0)
                 continue
             paid = payouts.get((seat, spot))
-            if paid is None or paid[3]:  # missing, or paid before the dealer's reveal
+            if paid is None:
                 return None
-            got += (code[paid[0]], paid[1])
+            got += (code[paid.outcome], paid.amount)
             wagers += 1
         rows.append([idx[hole[0]], idx[hole[1]], *comm])
         seats.append((seat, ante, play, trips, 0 if play else 1, *got))

@@ -44,6 +44,9 @@ def register(sub: Any) -> None:
     p.add_argument("--consumer", default="uth-auditor", help="consumer name (with --follow)")
     p.add_argument("--findings-topic", default="uth.audit-findings",
                    help="Kafka topic the findings are published to (with --follow)")
+    p.add_argument("--positions", action="store_true",
+                   help="give each finding the line (or log offset) of its event: a second "
+                        "pass over the source")
     p.add_argument("--batch", type=int, default=BATCH, help="records per batch")
     p.set_defaults(func=run)
 
@@ -94,9 +97,11 @@ def _file_batches(path: Path, batch: int) -> Iterator[list[tuple[Any, bytes]]]:
         yield [(number + 1, rest.rstrip(b"\r"))]
 
 
-def audit_source(source: str, *, records: bool = False, batch: int = BATCH) -> Any:
-    """Audit everything in ``source``; the ``AuditReport``. Findings get the position of
-    the event that showed them (a second look at the source, only when there are any)."""
+def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
+                 positions: bool = False) -> Any:
+    """Audit everything in ``source``; the ``AuditReport``. With ``positions`` findings
+    get the position of the event that showed them (a second look at the source, when
+    there are any)."""
     from events.audit import Auditor
     from events.codec import decode_records
 
@@ -104,7 +109,7 @@ def audit_source(source: str, *, records: bool = False, batch: int = BATCH) -> A
     for chunk in read_batches(source, batch):
         auditor.feed_many(decode_records(chunk))
     report = auditor.finish()
-    if report.findings:
+    if positions and report.findings:
         report.findings = locate(report.findings, source, batch)
     return report
 
@@ -173,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.follow:
             return _follow(args)
-        report = audit_source(args.source, batch=args.batch)
+        report = audit_source(args.source, batch=args.batch, positions=args.positions)
     except (LogError, OSError) as exc:
         print(f"uth audit: {exc}", file=sys.stderr)
         return 2

@@ -124,3 +124,14 @@ def test_simulated_floor_without_mispays_has_no_findings(
         "events": len(Path(sink).read_bytes().splitlines()), "hands": 360, "findings": 0,
         "rejected_events": 0, "duplicates_ignored": 0}}]
     assert truth.read_text() == ""
+
+
+def test_audit_positions_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    source = str(GOLDEN / "mispays.jsonl")
+    code, out = run(capsys, "audit", "--source", source, "--json")
+    assert code == 0 and {line.get("position") for line in json_lines(out)[:-1]} == {None}
+    code, out = run(capsys, "audit", "--source", source, "--json", "--positions")
+    lines = (GOLDEN / "mispays.jsonl").read_text().splitlines()
+    for finding in json_lines(out)[:-1]:
+        line = lines[int(finding["position"]) - 1]  # type: ignore[call-overload]
+        assert f'"event_id":"{finding["event_id"]}"' in line
