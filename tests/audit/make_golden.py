@@ -228,6 +228,16 @@ def illegal_actions() -> list[dict[str, Any]]:
     return t.events
 
 
+def decision_after_reveal() -> list[dict[str, Any]]:
+    t = charlevoix()
+    h = _kc_board(Hand(t, "H1", [1]).bet(1, 1000))
+    (h.seat(1, "As 8c").dealer("Qd 7s").decide(1, "preflop", "check").flop("Kc 9d 5s")
+     .decide(1, "flop", "check").turn_river("3h 2c").show("Qd 7s")
+     .decide(1, "river", "raise", 1, 1000)
+     .pay(1, "ante", 0).pay(1, "blind", 0).pay(1, "play", 1000).end())
+    return t.events
+
+
 def duplicate_card() -> list[dict[str, Any]]:
     t = charlevoix()
     h = _kc_board(Hand(t, "H1", [1]).bet(1, 1000))
@@ -360,6 +370,7 @@ SCENARIOS = {
     "mispays": mispays,
     "missing_and_unexpected_payouts": missing_and_unexpected_payouts,
     "illegal_actions": illegal_actions,
+    "decision_after_reveal": decision_after_reveal,
     "duplicate_card": duplicate_card,
     "bets_out_of_limits": bets_out_of_limits,
     "reveal_mismatch": reveal_mismatch,

@@ -78,6 +78,10 @@ EXPECTED: dict[str, list[F]] = {
         ("illegal_action", "H1", 1, None, None, None),
         ("illegal_action", "H1", None, None, None, None),
     ],
+    # Seat 1 (ace high against a king-high dealer) raises 1x on the river after the dealer's
+    # cards are turned over: flagged; the raise stands and is paid (+10.00), ante and blind
+    # push (no qualifier, below a straight).
+    "decision_after_reveal": [("illegal_action", "H1", 1, "play", None, None)],
     # Kc on the board and in seat 1's hand: the seat's seven cards cannot be evaluated.
     "duplicate_card": [
         ("duplicate_card", "H1", 1, None, None, None),
