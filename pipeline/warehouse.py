@@ -87,7 +87,7 @@ TABLES: dict[str, str] = {
 # the same transaction as the rows that did it, so a load killed anywhere resumes exactly.
 PENDING: dict[str, str] = {
     "hands": "hand_id VARCHAR",
-    "sequence": "table_id VARCHAR",
+    "sequence": "table_id VARCHAR, from_seq BIGINT",  # NULL from_seq: the whole table
     "archive": "table_id VARCHAR, gaming_day DATE",
     "hold": "table_id VARCHAR, gaming_day DATE",
     "trips": "table_id VARCHAR, gaming_day DATE",
@@ -105,6 +105,7 @@ def _ddl() -> list[str]:
     out = [f"CREATE TABLE IF NOT EXISTS {name} ({cols})" for name, cols in TABLES.items()]
     out.append("CREATE SCHEMA IF NOT EXISTS pending")
     out += [f"CREATE TABLE IF NOT EXISTS pending.{n} ({c})" for n, c in PENDING.items()]
+    out.append("ALTER TABLE pending.sequence ADD COLUMN IF NOT EXISTS from_seq BIGINT")
     out.append(f"CREATE TABLE IF NOT EXISTS {META} (key VARCHAR PRIMARY KEY, value VARCHAR)")
     out.append("""CREATE TABLE IF NOT EXISTS ruleset_theory (ruleset VARCHAR PRIMARY KEY,
         base_edge_per_ante DOUBLE, trips_edge DOUBLE, trips_sd DOUBLE,

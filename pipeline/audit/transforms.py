@@ -12,7 +12,7 @@ only the hands its new events touched; their wording and ids are the auditor's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -42,34 +42,69 @@ def findings_table(findings: Sequence[Finding]) -> pa.Table:
                      for n in FINDINGS_SCHEMA.names], schema=FINDINGS_SCHEMA)
 
 
+# Temp table ``seq_tables(table_id, from_seq)``: recompute each table's findings from its
+# lowest new seq (NULL: the whole table). Findings below the last seq ``s0`` before
+# ``from_seq`` cannot change (every new event is above it); the recomputed region starts at
+# ``s0`` so the first gap can be seen, and the gap ending at ``s0`` itself is left alone.
+START_SQL = """
+CREATE OR REPLACE TEMP TABLE seq_starts AS
+SELECT t.table_id, t.from_seq,
+       (SELECT max(e.seq) FROM events e
+        WHERE e.table_id = t.table_id AND e.seq < t.from_seq) AS s0
+FROM seq_tables t
+"""
+
 SEQUENCE_SQL = f"""
 WITH ev AS (
-    SELECT table_id, seq, event_id, hand_id, position,
-           strftime(occurred_at, '{TIME_FORMAT}') AS at_text,
-           row_number() OVER w AS rn, first_value(event_id) OVER w AS winner
-    FROM events WHERE table_id IN (SELECT table_id FROM seq_tables)
-    WINDOW w AS (PARTITION BY table_id, seq ORDER BY length(position), position)
+    SELECT e.table_id, e.seq, e.event_id, e.hand_id, e.position, s.from_seq, s.s0,
+           strftime(e.occurred_at, '{TIME_FORMAT}') AS at_text,
+           row_number() OVER w AS rn, first_value(e.event_id) OVER w AS winner
+    FROM events e JOIN seq_starts s ON e.table_id = s.table_id
+    WHERE s.s0 IS NULL OR e.seq >= s.s0
+    WINDOW w AS (PARTITION BY e.table_id, e.seq ORDER BY length(e.position), e.position)
 ), firsts AS (
-    SELECT *, coalesce(lag(seq) OVER (PARTITION BY table_id ORDER BY seq), -1) + 1 AS expect
-    FROM ev WHERE rn = 1
+    SELECT *, lag(seq) OVER (PARTITION BY table_id ORDER BY seq) AS prev FROM ev WHERE rn = 1
 )
 SELECT 'conflict' AS what, table_id, seq, event_id, hand_id, at_text, position, winner,
        NULL::BIGINT AS expect
 FROM ev WHERE rn > 1
 UNION ALL
-SELECT 'gap', table_id, seq, event_id, NULL, at_text, position, NULL, expect
-FROM firsts WHERE seq > expect
+SELECT 'gap', table_id, seq, event_id, NULL, at_text, position, NULL, coalesce(prev, -1) + 1
+FROM firsts WHERE seq > coalesce(prev, -1) + 1 AND (prev IS NOT NULL OR s0 IS NULL)
 ORDER BY table_id, seq, what, event_id
 """
 
+# the old findings the recomputation replaces
+STALE_SQL = f"""
+DELETE FROM audit_findings WHERE finding_id IN (
+    SELECT f.finding_id FROM audit_findings f
+    JOIN seq_starts s ON f.table_id = s.table_id
+    LEFT JOIN (SELECT event_id, seq FROM events
+               WHERE table_id IN (SELECT table_id FROM seq_starts)) e
+        ON e.event_id = f.event_id
+    WHERE f.kind IN ('{SEQUENCE_GAP}', '{SEQUENCE_CONFLICT}')
+      AND (s.s0 IS NULL OR e.seq > s.s0
+           OR (f.kind = '{SEQUENCE_CONFLICT}' AND e.seq = s.s0)))
+"""
 
-def sequence_findings(con: duckdb.DuckDBPyConnection, table_ids: Sequence[str]) -> list[Finding]:
-    """The gap and conflict findings of the tables ``table_ids``, from all their events."""
-    con.register("seq_tables", pa.table({"table_id": pa.array(list(table_ids), pa.string())}))
+
+def _register(con: duckdb.DuckDBPyConnection, tables: Mapping[str, int | None]) -> None:
+    con.register("seq_tables_arrow", pa.table({
+        "table_id": pa.array(list(tables), pa.string()),
+        "from_seq": pa.array(list(tables.values()), pa.int64())}))
     try:
-        rows = con.execute(SEQUENCE_SQL).fetchall()
+        con.execute("CREATE OR REPLACE TEMP TABLE seq_tables AS SELECT * FROM seq_tables_arrow")
     finally:
-        con.unregister("seq_tables")
+        con.unregister("seq_tables_arrow")
+    con.execute(START_SQL)
+
+
+def sequence_findings(con: duckdb.DuckDBPyConnection,
+                      tables: Mapping[str, int | None]) -> list[Finding]:
+    """The gap and conflict findings of each table at or after its ``from_seq`` (all of them
+    when None), from the events."""
+    _register(con, tables)
+    rows = con.execute(SEQUENCE_SQL).fetchall()
     out = []
     for what, table_id, seq, event_id, hand_id, at, position, winner, expect in rows:
         if what == "conflict":
@@ -87,19 +122,17 @@ def sequence_findings(con: duckdb.DuckDBPyConnection, table_ids: Sequence[str]) 
     return out
 
 
-def write_sequence_findings(con: duckdb.DuckDBPyConnection, table_ids: Sequence[str],
+def write_sequence_findings(con: duckdb.DuckDBPyConnection, tables: Mapping[str, int | None],
                             findings: Sequence[Finding], day_start_minutes: int) -> None:
-    """Replace the sequence findings of ``table_ids`` and take them off ``pending.sequence``
-    (inside the caller's transaction)."""
+    """Replace the sequence findings of the recomputed regions and take the tables off
+    ``pending.sequence`` (inside the caller's transaction, after :func:`sequence_findings`
+    on the same connection)."""
     from pipeline.warehouse import gaming_day_sql
 
-    con.register("seq_tables", pa.table({"table_id": pa.array(list(table_ids), pa.string())}))
     con.register("new_findings", findings_table(findings))
     at = "CAST(occurred_at AS TIMESTAMP)"
     try:
-        con.execute(f"""DELETE FROM audit_findings
-            WHERE kind IN ('{SEQUENCE_GAP}', '{SEQUENCE_CONFLICT}')
-              AND table_id IN (SELECT table_id FROM seq_tables)""")
+        con.execute(STALE_SQL)
         con.execute(f"""INSERT INTO audit_findings
             SELECT finding_id, kind, hand_id, table_id, dealer_id, seat, spot, expected,
                    recorded, detail, {at}, {gaming_day_sql(at, day_start_minutes)},
@@ -107,8 +140,9 @@ def write_sequence_findings(con: duckdb.DuckDBPyConnection, table_ids: Sequence[
             FROM new_findings""")
         con.execute("DELETE FROM pending.sequence "
                     "WHERE table_id IN (SELECT table_id FROM seq_tables)")
+        con.execute("DROP TABLE IF EXISTS seq_tables")
+        con.execute("DROP TABLE IF EXISTS seq_starts")
     finally:
-        con.unregister("seq_tables")
         con.unregister("new_findings")
 
 

@@ -31,14 +31,18 @@ class HandStats:
 
 
 def update_sequences(warehouse: str | Path, day_start_minutes: int) -> HandStats:
-    """Recompute the gap/conflict findings of every table in ``pending.sequence``."""
+    """Recompute the gap/conflict findings of every table in ``pending.sequence``, from
+    the lowest seq that arrived since (the findings below it cannot have changed)."""
     stats = HandStats()
     with writing(warehouse) as con:
-        tables = [r[0] for r in con.execute(
-            "SELECT DISTINCT table_id FROM pending.sequence WHERE table_id IS NOT NULL "
-            "ORDER BY 1").fetchall()]
+        # from the lowest new seq of each table; NULL (the whole table) wins
+        tables = dict(con.execute(
+            "SELECT table_id, CASE WHEN bool_or(from_seq IS NULL) THEN NULL "
+            "ELSE min(from_seq) END FROM pending.sequence WHERE table_id IS NOT NULL "
+            "GROUP BY table_id ORDER BY 1").fetchall())
         found = sequence_findings(con, tables) if tables else []
-        write_sequence_findings(con, tables, found, day_start_minutes)
+        if tables:
+            write_sequence_findings(con, tables, found, day_start_minutes)
     stats.tables, stats.sequence_findings = len(tables), len(found)
     if tables:
         log.info("sequence: %d tables checked, %d gap/conflict findings", len(tables),

@@ -169,7 +169,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         con.execute("""INSERT INTO pending.hands SELECT DISTINCT e.hand_id
             FROM events e JOIN new_events o ON e.table_id = o.table_id AND e.seq > o.seq
             WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL""")
-        con.execute("INSERT INTO pending.sequence SELECT DISTINCT table_id FROM new_events")
+        con.execute("INSERT INTO pending.sequence SELECT table_id, min(seq) FROM new_events "
+                    "GROUP BY table_id")
         con.execute("INSERT INTO pending.archive SELECT DISTINCT table_id, gaming_day "
                     "FROM new_events")
         con.execute("INSERT INTO pending.hold SELECT DISTINCT table_id, gaming_day "

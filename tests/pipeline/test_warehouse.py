@@ -175,3 +175,35 @@ def test_late_table_opened_reaudits_the_hands_after_it(tmp_path: Path) -> None:
     _steps(str(log), clean)
     assert dump(wh)["table_hold_daily"] == dump(clean)["table_hold_daily"]
     assert dump(wh)["wagers"] == dump(clean)["wagers"]
+
+
+def test_sequence_findings_incremental_equal_whole(tmp_path: Path) -> None:
+    """Gaps and conflicts arriving over many small loads (a conflicting copy, a late event
+    filling a gap, events lost for good) end as the findings of one load, and as the
+    auditor's over the whole log."""
+    from events.audit import audit
+    from events.codec import decode_many
+
+    t1, t2 = streams.floor()
+    t1_lines = streams.lines(t1)
+    conflict = dict(t1[10], event_id="conflicting-copy")  # H1's seq 10 with another id
+    lost = t1[20]  # arrives only at the very end: a gap in T1 until then
+    data = (streams.lines([e for e in t1 if e is not lost])[:30] + streams.lines([conflict])
+            + t1_lines[31:] + streams.lines(t2) + streams.lines([lost]))
+    log = write_log(tmp_path / "seq.jsonl", data)
+    whole, pieces = tmp_path / "whole.duckdb", tmp_path / "pieces.duckdb"
+    load_events(str(log), whole)
+    update_hands(whole, 360)
+    lines = log.read_bytes().splitlines()
+    for end in range(5, len(lines) + 5, 5):  # five lines per load
+        write_log(tmp_path / "growing.jsonl", lines[:end])
+        load_events(str(tmp_path / "growing.jsonl"), pieces, batch_size=3)
+        update_hands(pieces, 360, chunk=2)
+    got = "SELECT kind, table_id, detail, event_id FROM audit_findings ORDER BY ALL"
+    assert query(pieces, got) == query(whole, got)
+    kinds = [k for k, *_ in query(whole, got)]
+    assert kinds.count("sequence_conflict") == 1 and kinds.count("sequence_gap") == 1
+    report = audit(decode_many(lines))
+    assert sorted(f.finding_id for f in report.findings if f.kind.startswith("sequence")) == \
+        sorted(r[0] for r in query(whole, "SELECT finding_id FROM audit_findings "
+                                          "WHERE kind LIKE 'sequence%'"))
