@@ -59,13 +59,12 @@ TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
     "trips_hits", "dealer_performance",
 )
-# shift of a finding, from the hour it occurred (gaming day starts at 06:00)
-SHIFTS = ("day 06-14", "swing 14-22", "graveyard 22-06")
-_SHIFT_SQL = (
-    "CASE WHEN hour(f.occurred_at) >= 6 AND hour(f.occurred_at) < 14 THEN 'day 06-14' "
-    "WHEN hour(f.occurred_at) >= 14 AND hour(f.occurred_at) < 22 THEN 'swing 14-22' "
-    "WHEN f.occurred_at IS NOT NULL THEN 'graveyard 22-06' END"
-)
+# Three eight-hour shifts from the start of the gaming day (``meta.gaming_day_start``,
+# 06:00 unless the warehouse says otherwise); a finding's shift is from its time.
+SHIFT_NAMES = ("day", "swing", "graveyard")
+DEFAULT_DAY_START = 6 * 60
+_SHIFT_SQL = ("CASE (((hour(f.occurred_at) * 60 + minute(f.occurred_at) - ?) % 1440 + 1440)"
+              " % 1440) // 480 WHEN 0 THEN ? WHEN 1 THEN ? WHEN 2 THEN ? END")
 FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift",
                   "kind": "f.kind"}
 # no file access (read_csv, COPY, ATTACH...), no extension loading, and no way back
@@ -329,16 +328,38 @@ _FINDINGS_FROM = f"""
                GROUP BY ALL) h ON h.table_id = f.table_id AND h.gaming_day = f.gaming_day"""
 
 
-def _findings_where(f: Filters) -> tuple[str, list[Any]]:
-    return _where(f, day="f.gaming_day", table="f.table_id", dealer="f.dealer_id",
-                  kind="f.kind", shift="f.shift")
+def day_start(con: duckdb.DuckDBPyConnection) -> int:
+    """Minutes after midnight at which the warehouse's gaming day starts."""
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'gaming_day_start'").fetchone()
+        hours, minutes = str(row[0]).split(":") if row else ("6", "0")
+        start = int(hours) * 60 + int(minutes)
+    except (duckdb.Error, ValueError):
+        return DEFAULT_DAY_START
+    return start if 0 <= start < 1440 else DEFAULT_DAY_START
 
 
-def findings(con: duckdb.DuckDBPyConnection, f: Filters,
-             limit: int = FINDINGS_LIMIT) -> pd.DataFrame:
+def shifts(start: int) -> tuple[str, str, str]:
+    """The shift labels for a gaming day starting ``start`` minutes after midnight."""
+    def at(minutes: int) -> str:
+        minutes %= 1440
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+    return tuple(  # type: ignore[return-value]
+        f"{name} {at(start + 480 * i)}-{at(start + 480 * (i + 1))}"
+        for i, name in enumerate(SHIFT_NAMES))
+
+
+def _findings_where(f: Filters, start: int) -> tuple[str, list[Any]]:
+    where, params = _where(f, day="f.gaming_day", table="f.table_id", dealer="f.dealer_id",
+                           kind="f.kind", shift="f.shift")
+    return where, [start, *shifts(start), *params]  # the shift labels come first in the SQL
+
+
+def findings(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = FINDINGS_LIMIT,
+             start: int = DEFAULT_DAY_START) -> pd.DataFrame:
     """Findings, latest first; ``over``/``under``: what the player got beyond / short of
     the correct settlement (cents)."""
-    where, params = _findings_where(f)
+    where, params = _findings_where(f, start)
     return _df(con, f"""SELECT f.finding_id, f.occurred_at, f.gaming_day, f.shift, f.kind,
                f.table_id, f.dealer_id, f.hand_id, f.seat, f.spot, f.expected, f.recorded,
                f.over, f.under, f.detail, coalesce(h.currency, '') AS currency
@@ -346,11 +367,12 @@ def findings(con: duckdb.DuckDBPyConnection, f: Filters,
         ORDER BY f.occurred_at DESC NULLS LAST, f.finding_id LIMIT ?""", [*params, int(limit)])
 
 
-def findings_totals(con: duckdb.DuckDBPyConnection, f: Filters, by: str) -> pd.DataFrame:
+def findings_totals(con: duckdb.DuckDBPyConnection, f: Filters, by: str,
+                    start: int = DEFAULT_DAY_START) -> pd.DataFrame:
     """Counts and totals over- and under-paid grouped by dealer, table, shift or kind
     (and currency)."""
     column = FINDING_GROUPS[by]
-    where, params = _findings_where(f)
+    where, params = _findings_where(f, start)
     return _df(con, f"""SELECT {column} AS "group", coalesce(h.currency, '') AS currency,
                count(*) AS findings,
                count(*) FILTER (WHERE f.expected IS DISTINCT FROM f.recorded

@@ -10,7 +10,8 @@ from dashboards.format import count, moment, money
 
 st.title("Findings")
 st.caption("Overpaid: the player received more than the correct settlement; underpaid: less. "
-           "Shifts by the hour the finding occurred: " + ", ".join(queries.SHIFTS) + ".")
+           "Shifts are the three eight-hour thirds of the gaming day, by when the finding "
+           "occurred.")
 
 with ui.warehouse("audit_findings", "table_hold_daily") as con:
     opts = queries.findings_options(con)
@@ -18,16 +19,17 @@ with ui.warehouse("audit_findings", "table_hold_daily") as con:
         st.success("No findings in the warehouse: every audited hand was settled correctly.")
         st.stop()
     first, last = ui.day_range(opts, "findings_days")
+    start = queries.day_start(con)
     filters = queries.Filters(
         day_from=first, day_to=last,
         dealers=ui.multiselect("Dealers", opts.dealers, "findings_dealers"),
         tables=ui.multiselect("Tables", opts.tables, "findings_tables"),
-        shifts=ui.multiselect("Shifts", list(queries.SHIFTS), "findings_shifts"),
+        shifts=ui.multiselect("Shifts", list(queries.shifts(start)), "findings_shifts"),
         kinds=ui.multiselect("Kinds", opts.kinds, "findings_kinds"),
     )
     by = st.radio("Group by", list(queries.FINDING_GROUPS), horizontal=True, key="findings_by")
-    grouped = queries.findings_totals(con, filters, by)
-    rows = queries.findings(con, filters)
+    grouped = queries.findings_totals(con, filters, by, start=start)
+    rows = queries.findings(con, filters, start=start)
 
 if grouped.empty:
     ui.empty_notice("findings")

@@ -230,8 +230,9 @@ def test_findings_totals_and_groups(app, handmade_warehouse: Path) -> None:
     at.radio(key="findings_by").set_value("shift").run()
     by_shift = at.dataframe[0].value
     assert sorted(zip(by_shift["Shift"], by_shift["Currency"], by_shift["Findings"],
-                      strict=True)) == [("day 06-14", "EUR", "1"), ("graveyard 22-06", "USD", "1"),
-                                        ("swing 14-22", "EUR", "1"), ("swing 14-22", "USD", "1")]
+                      strict=True)) == [
+        ("day 06:00-14:00", "EUR", "1"), ("graveyard 22:00-06:00", "USD", "1"),
+        ("swing 14:00-22:00", "EUR", "1"), ("swing 14:00-22:00", "USD", "1")]
     over, under = one(handmade_warehouse, "SELECT sum(greatest(recorded - expected, 0)), "
                       "sum(greatest(expected - recorded, 0)) FROM audit_findings "
                       "WHERE table_id IN ('T1', 'T2')")
@@ -247,7 +248,7 @@ def test_findings_filters_and_links(app, handmade_warehouse: Path) -> None:
     at.multiselect(key="findings_kinds").set_value(["sequence_gap"]).run()
     assert metrics(at)["Findings"] == ["1"]
     at.multiselect(key="findings_kinds").set_value([]).run()
-    at.multiselect(key="findings_shifts").set_value(["graveyard 22-06"]).run()
+    at.multiselect(key="findings_shifts").set_value(["graveyard 22:00-06:00"]).run()
     assert list(at.dataframe[1].value["Hand"]) == ["hand_audit?hand_id=H3"]
     at.multiselect(key="findings_shifts").set_value([]).run()
     at.selectbox(key="findings_open").set_value("F1").run()

@@ -90,6 +90,19 @@ def test_injection_through_every_filter(handmade_warehouse: Path, text: str) -> 
     assert not Path("/tmp/uth-leak.csv").exists()
 
 
+def test_shifts_follow_the_gaming_day_start(handmade_warehouse: Path) -> None:
+    assert queries.shifts(6 * 60) == ("day 06:00-14:00", "swing 14:00-22:00",
+                                      "graveyard 22:00-06:00")
+    assert queries.shifts(7 * 60 + 30)[2] == "graveyard 23:30-07:30"
+    with queries.open_warehouse(handmade_warehouse) as con:
+        assert queries.day_start(con) == 360  # no meta table: the contract's 06:00
+        # F2 at 02:30, F3 at 10:00, F1 21:10, F4 15:00; with the day starting at 03:00
+        got = queries.findings(con, Filters(), start=3 * 60)
+        assert dict(zip(got["finding_id"], got["shift"], strict=True)) == {
+            "F1": "graveyard 19:00-03:00",
+            "F2": "graveyard 19:00-03:00", "F3": "day 03:00-11:00", "F4": "swing 11:00-19:00"}
+
+
 def test_filters_select_what_they_name(handmade_warehouse: Path) -> None:
     """The counterpart of the injection test: real values do select rows."""
     with queries.open_warehouse(handmade_warehouse) as con:

@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from dashboards import queries
 from dashboards.format import count, money, pct
 from tests.dashboards.conftest import PAGES, no_failure
 
@@ -91,6 +92,7 @@ def test_hand_audit_of_a_mispaid_hand(app, simulated_warehouse: Path, wh) -> Non
 
 def test_findings(app, simulated_warehouse: Path, wh) -> None:  # type: ignore[no-untyped-def]
     at = app(simulated_warehouse, "findings")
+    assert queries.day_start(wh) == 6 * 60  # written by `uth load` into meta
     shown = metrics(at)
     rows = wh.execute(
         "SELECT d.currency, count(*), sum(greatest(f.recorded - f.expected, 0)), "
