@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from events.sim_config import SimConfig, table_specs
-from events.sim_stream import Chunk, IntArray, Units, _Buffer, _concat
+from events.sim_stream import Chunk, IntArray, Text, Units, _Buffer, _concat
 from events.sim_table import Batch, Rates, TableSim
 
 
@@ -49,7 +49,8 @@ class Floor:
         if batch.hands:  # the last event of each hand (HandEnded or HandVoided) ends it
             ends[np.flatnonzero((hn >= 0) & (np.append(hn[1:], -2) != hn))] = 1
         if self.by_event:
-            texts = [x for u in batch.units for x in u.splitlines(keepends=True)]
+            texts: list[Text] = [x for u in batch.units
+                                 for x in bytes(u).splitlines(keepends=True)]
             return texts, np.ones(n, np.int64), batch.times, batch.times, hn, ends
         first = last - batch.unit_events + 1
         return (batch.units, batch.unit_events, batch.times[first], batch.times[last],
@@ -108,10 +109,9 @@ class Floor:
             return self._chunk(units, tables)
         pos = np.concatenate([np.arange(len(p[1][0])) for p in parts])
         order = np.lexsort((pos, tables, units[2]))
-        texts = np.empty(len(order), dtype=object)
-        texts[:] = units[0]
-        return self._chunk((texts[order].tolist(), *(a[order] for a in units[1:])),
-                           tables[order])
+        texts, counts, times, last_times, hand_no, ends = units
+        return self._chunk(([texts[i] for i in order.tolist()], counts[order], times[order],
+                            last_times[order], hand_no[order], ends[order]), tables[order])
 
     def sent(self, chunk: Chunk, lo: int, hi: int) -> None:
         """Units ``lo:hi`` of ``chunk`` were written."""

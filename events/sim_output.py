@@ -40,11 +40,11 @@ class _FileSink:
         if path is None:
             raise ValueError("the simulator cannot write to standard input")
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.fh = open(path, "wb", buffering=1 << 20)  # noqa: SIM115 - closed in close()
         self.realtime = realtime
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
-        self.fh.write(chunk.data(lo, hi))
+        self.fh.writelines(chunk.texts[lo:hi])
         if self.realtime:
             self.fh.flush()
 

@@ -243,7 +243,7 @@ class Decisions:
 def _preflop_key(cards: IntArray) -> IntArray:
     """Orders two-card holdings roughly by strength: pairs above unpaired, then ranks."""
     r = cards >> 2
-    hi, lo = r.max(axis=1), r.min(axis=1)
+    hi, lo = np.maximum(r[:, 0], r[:, 1]), np.minimum(r[:, 0], r[:, 1])
     key: IntArray = np.where(hi == lo, 1000 + hi, hi * 13 + lo)
     return key
 
@@ -271,7 +271,7 @@ def decide(
 
     # preflop
     hr = hole >> 2
-    hi, lo = hr.max(axis=1), hr.min(axis=1)
+    hi, lo = np.maximum(hr[:, 0], hr[:, 1]), np.minimum(hr[:, 0], hr[:, 1])
     suited = (hole[:, 0] & 3) == (hole[:, 1] & 3)
     premium = ((hi == lo) & (hi >= 5)) | ((hi == 12) & (lo >= 8)) | ((hi == 11) & (lo == 10)
                                                                       & suited)

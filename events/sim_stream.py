@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
+Text = bytes | memoryview  # a unit's JSON Lines text (a view into its batch's text)
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Chunk:
     event) and, per unit, its events, table, first and last time, hand and whether it ends
     that hand."""
 
-    texts: list[bytes]
+    texts: list[Text]
     counts: IntArray
     tables: IntArray
     times: IntArray  # time of the unit's first event
@@ -50,7 +51,7 @@ class Chunk:
 
 
 _FIELDS = ("texts", "counts", "times", "last_times", "hand_no", "ends")
-Units = tuple[list[bytes], IntArray, IntArray, IntArray, IntArray, IntArray]
+Units = tuple[list[Text], IntArray, IntArray, IntArray, IntArray, IntArray]
 
 
 def _concat(parts: list[Units]) -> Units:

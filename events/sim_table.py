@@ -88,7 +88,7 @@ class Batch:
     events just before it (chip purchases, disputes of earlier hands), or the table's
     opening or closing. Per event: its time and the hand it is part of (-1 otherwise)."""
 
-    units: list[bytes]
+    units: list[bytes | memoryview]
     unit_events: IntArray  # events in each unit
     times: IntArray
     hand_no: IntArray
@@ -221,7 +221,8 @@ class TableSim:
         street = np.arange(3)[None, :]
         act = np.where((cstage[:, None] < 0) | (street < cstage[:, None]), dec.act, -1)
         act = act.astype(np.int8)
-        play = act.max(axis=1).clip(min=0).astype(np.int64) * ante
+        play = np.maximum(np.maximum(act[:, 0], act[:, 1]), act[:, 2]).clip(min=0).astype(
+            np.int64) * ante
         folded = act[:, 2] == 0
         settled_cell = cstage < 0
 
@@ -323,7 +324,9 @@ class TableSim:
         newlines = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
         last = np.flatnonzero(np.append(rows_ev[1:] != rows_ev[:-1], True))
         cut = (newlines[last] + 1).tolist()
-        units = [text[a:b] for a, b in zip([0, *cut[:-1]], cut, strict=True)]
+        view = memoryview(text)  # units share the batch's text
+        units: list[bytes | memoryview] = [view[a:b] for a, b in zip([0, *cut[:-1]], cut,
+                                                                      strict=True)]
         hand_no = np.where(lay.kind[cols_ev] > K_CHIPS, first_hand + rows_ev, -1)
         truth = truth_rows(spec.table_id, spec.dealers, spec.ruleset, self.wrong, mp.kind,
                            mp.amounts, amounts, cell_r, cell_j, pc, dealer_row, first_hand)
