@@ -1,5 +1,7 @@
-"""One read-only connection shared by the page runs of a dashboards process, let go of
-as soon as the pages are idle or a load wants the file.
+"""How the dashboards reach the warehouse: read-only (``pipeline.warehouse.reading``,
+retried while a load writes), sealed (:data:`SEAL`), and one connection shared by the page
+runs of a dashboards process, let go of as soon as the pages are idle or a load wants the
+file.
 
 Opening a DuckDB database costs tens of milliseconds (a new database instance each time),
 which a page pays on every click. So a connection opened for one page run lingers for
@@ -18,15 +20,21 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from pipeline.warehouse import WarehouseBusy, reading
+
 LINGER = float(os.environ.get("UTH_DASHBOARDS_LINGER", "1.0"))
 MAX_AGE = 30.0
+
+# no file access (read_csv, COPY, ATTACH...), no extension loading, and no way back
+SEAL = ("SET enable_external_access = false", "SET autoload_known_extensions = false",
+        "SET lock_configuration = true")
 
 Opener = Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]]
 
@@ -140,3 +148,69 @@ def release_all() -> None:
 def shared_count() -> int:
     with _lock:
         return len(_pool)
+
+
+class WarehouseUnavailable(Exception):
+    """The warehouse cannot be shown; ``str(exc)`` is a message for the floor, ``kind`` one of
+    ``unset``, ``missing``, ``busy``, ``invalid``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+BUSY_TIMEOUT = 3.0  # seconds a page waits for a load to release the file
+_SEALING = threading.Lock()
+
+
+def _seal(con: duckdb.DuckDBPyConnection) -> None:
+    """Apply :data:`SEAL`. Connections to one file in one process share a database
+    instance and its settings, so the first page run seals it for all (under a lock, as
+    sessions run in threads) and later ones only check it is sealed."""
+    with _SEALING:
+        if not _setting(con, "lock_configuration"):
+            for setting in SEAL:
+                con.execute(setting)
+    if _setting(con, "enable_external_access") or not _setting(con, "lock_configuration"):
+        raise duckdb.InvalidInputException("the connection could not be sealed read-only")
+
+
+def _setting(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    value = con.execute("SELECT current_setting(?)", [name]).fetchone()
+    return bool(value and value[0])
+
+
+@contextlib.contextmanager
+def _sealed(path: Path, timeout: float) -> Iterator[duckdb.DuckDBPyConnection]:
+    with reading(path, timeout) as con:
+        _seal(con)
+        yield con
+
+
+@contextlib.contextmanager
+def open_warehouse(path: str | Path | None,
+                   timeout: float = BUSY_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection for one page run: ``pipeline.warehouse.reading`` (retried
+    while a load writes), sealed against file access and configuration changes, shared
+    with the other page runs of the moment and let go of soon after (see
+    this module's docstring), so the next load can proceed."""
+    if not path:
+        raise WarehouseUnavailable(
+            "unset", "No warehouse configured. Start the dashboards with "
+            "`uth dashboards --warehouse PATH` or set `UTH_WAREHOUSE` to a DuckDB file.")
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise WarehouseUnavailable(
+            "missing", f"No warehouse at `{path}`. Build one with `uth simulate` and `uth load`, "
+            "then start the dashboards with `uth dashboards --warehouse PATH`.")
+    with contextlib.ExitStack() as stack:
+        try:
+            con = stack.enter_context(lease(path, lambda: _sealed(path, timeout)))
+        except WarehouseBusy as exc:
+            raise WarehouseUnavailable(
+                "busy", f"The warehouse `{path}` is being written (a load is running). "
+                "Reload this page in a moment.") from exc
+        except duckdb.Error as exc:
+            raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
+                                       f"({str(exc).splitlines()[0]}).") from exc
+        yield con

@@ -6,54 +6,33 @@ name chosen from constants in this module. The connection is opened read-only wi
 external file access disabled and its configuration locked, so even a statement that got
 through could neither write nor read anything outside the warehouse. A connection is held
 only while one page runs: DuckDB lets a writer in (``uth load``) only when no reader holds
-the file, and the page retries briefly while the loader holds it (the retry is
-``pipeline.warehouse.reading``'s).
+the file (see :mod:`dashboards.connection`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
 
-from dashboards import connection
+from dashboards import connection, hand_queries
 
-# the audit page's SQL, re-exported
-from dashboards.hand_queries import (
-    HAND_SEARCH_LIMIT as HAND_SEARCH_LIMIT,
-)
-from dashboards.hand_queries import (
-    LATE_EVENT_DAYS as LATE_EVENT_DAYS,
-)
-from dashboards.hand_queries import (
-    find_hands as find_hands,
-)
-from dashboards.hand_queries import (
-    hand as hand,
-)
-from dashboards.hand_queries import (
-    hand_events as hand_events,
-)
-from dashboards.hand_queries import (
-    hand_findings as hand_findings,
-)
-from dashboards.hand_queries import (
-    hand_wagers as hand_wagers,
-)
-from dashboards.hand_queries import (
-    latest_day as latest_day,
-)
-from dashboards.hand_queries import (
-    table_opened_before as table_opened_before,
-)
-from pipeline.warehouse import WarehouseBusy, reading
+# connecting (dashboards.connection) and the audit page's SQL (dashboards.hand_queries)
+WarehouseUnavailable = connection.WarehouseUnavailable
+open_warehouse = connection.open_warehouse
+HAND_SEARCH_LIMIT = hand_queries.HAND_SEARCH_LIMIT
+LATE_EVENT_DAYS = hand_queries.LATE_EVENT_DAYS
+find_hands = hand_queries.find_hands
+hand = hand_queries.hand
+hand_events = hand_queries.hand_events
+hand_findings = hand_queries.hand_findings
+hand_wagers = hand_queries.hand_wagers
+latest_day = hand_queries.latest_day
+table_opened_before = hand_queries.table_opened_before
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
@@ -67,19 +46,7 @@ _SHIFT_SQL = ("CASE (((hour(f.occurred_at) * 60 + minute(f.occurred_at) - ?) % 1
               " % 1440) // 480 WHEN 0 THEN ? WHEN 1 THEN ? WHEN 2 THEN ? END")
 FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift",
                   "kind": "f.kind"}
-# no file access (read_csv, COPY, ATTACH...), no extension loading, and no way back
-SEAL = ("SET enable_external_access = false", "SET autoload_known_extensions = false",
-        "SET lock_configuration = true")
 FINDINGS_LIMIT = 2000
-
-
-class WarehouseUnavailable(Exception):
-    """The warehouse cannot be shown; ``str(exc)`` is a message for the floor, ``kind`` one of
-    ``unset``, ``missing``, ``busy``, ``invalid``."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -105,63 +72,6 @@ class Options:
     rulesets: list[str] = field(default_factory=list)
     dealers: list[str] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)
-
-
-BUSY_TIMEOUT = 3.0  # seconds a page waits for a load to release the file
-_SEALING = threading.Lock()
-
-
-def _seal(con: duckdb.DuckDBPyConnection) -> None:
-    """Apply :data:`SEAL`. Connections to one file in one process share a database
-    instance and its settings, so the first page run seals it for all (under a lock, as
-    sessions run in threads) and later ones only check it is sealed."""
-    with _SEALING:
-        if not _setting(con, "lock_configuration"):
-            for setting in SEAL:
-                con.execute(setting)
-    if _setting(con, "enable_external_access") or not _setting(con, "lock_configuration"):
-        raise duckdb.InvalidInputException("the connection could not be sealed read-only")
-
-
-def _setting(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    value = con.execute("SELECT current_setting(?)", [name]).fetchone()
-    return bool(value and value[0])
-
-
-@contextlib.contextmanager
-def _sealed(path: Path, timeout: float) -> Iterator[duckdb.DuckDBPyConnection]:
-    with reading(path, timeout) as con:
-        _seal(con)
-        yield con
-
-
-@contextlib.contextmanager
-def open_warehouse(path: str | Path | None,
-                   timeout: float = BUSY_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection for one page run: ``pipeline.warehouse.reading`` (retried
-    while a load writes), sealed against file access and configuration changes, shared
-    with the other page runs of the moment and let go of soon after (see
-    :mod:`dashboards.connection`), so the next load can proceed."""
-    if not path:
-        raise WarehouseUnavailable(
-            "unset", "No warehouse configured. Start the dashboards with "
-            "`uth dashboards --warehouse PATH` or set `UTH_WAREHOUSE` to a DuckDB file.")
-    path = Path(path).resolve()
-    if not path.is_file():
-        raise WarehouseUnavailable(
-            "missing", f"No warehouse at `{path}`. Build one with `uth simulate` and `uth load`, "
-            "then start the dashboards with `uth dashboards --warehouse PATH`.")
-    with contextlib.ExitStack() as stack:
-        try:
-            con = stack.enter_context(connection.lease(path, lambda: _sealed(path, timeout)))
-        except WarehouseBusy as exc:
-            raise WarehouseUnavailable(
-                "busy", f"The warehouse `{path}` is being written (a load is running). "
-                "Reload this page in a moment.") from exc
-        except duckdb.Error as exc:
-            raise WarehouseUnavailable("invalid", f"`{path}` is not a DuckDB warehouse "
-                                       f"({str(exc).splitlines()[0]}).") from exc
-        yield con
 
 
 def _df(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:

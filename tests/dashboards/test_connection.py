@@ -31,7 +31,7 @@ def counting_opener(path: Path, opened: list[int]):  # type: ignore[no-untyped-d
     @contextlib.contextmanager
     def opener() -> Iterator[duckdb.DuckDBPyConnection]:
         opened.append(1)
-        with queries._sealed(path, 1.0) as con:
+        with connection._sealed(path, 1.0) as con:
             yield con
     return opener
 
