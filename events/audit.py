@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from events.audit_batch import audit_hands, judge
+from events.audit_clean import CleanHand, late_event, opening
 from events.audit_findings import (
     FINDING_KINDS,
     DisputeRecord,
@@ -49,7 +50,7 @@ from events.audit_sequence import Sequencer
 from events.audit_settle import HandSettlement, settle_hand, settle_hands
 from events.codec import Rejection
 from events.evidence import evidence
-from events.replay import DisputeNote, HandState, TableContext, apply, fold
+from events.replay import HandState, TableContext, apply, fold
 from events.replay_fast import fast_fold, fast_plan
 from events.schemas import (
     DisputeOpened,
@@ -108,8 +109,9 @@ class Auditor(Intake):
         self.current: dict[str, str] = {}  # table_id -> its open hand
         self.ready: dict[str, tuple[TableContext | None, list[Event]]] = {}
         # settled hands, oldest first, for disputes and late events: (rules, the events as
-        # msgpack bytes: one untracked object per hand, nothing for the garbage collector)
-        self.completed: dict[str, tuple[TableContext | None, bytes]] = {}
+        # msgpack bytes: one object per hand, nothing for the garbage collector to walk; or
+        # for a clean hand only its nets)
+        self.completed: dict[str, tuple[TableContext | None, bytes | CleanHand]] = {}
         self.positions: dict[str, dict[str, Any]] = {}
         self.findings: list[Finding] = []
         self.rejected: list[Rejection] = []
@@ -174,7 +176,12 @@ class Auditor(Intake):
             verdicts = iter(judged)
             for (hand_id, (table, events)), plan in zip(hands, plans, strict=True):
                 if plan is not None and next(verdicts):
-                    self._remember(hand_id, table, encode(events), None)
+                    if plan.voided:  # kept whole: a late payout of a voided hand is judged
+                        self._remember(hand_id, table, encode(events), None)
+                    else:
+                        first: Any = events[0]  # a plain hand begins with HandStarted
+                        self._remember(hand_id, table, CleanHand(
+                            first.table_id, first.payload.dealer_id, plan.nets), None)
                 else:
                     full.append((hand_id, table, events))
         if full:
@@ -190,8 +197,11 @@ class Auditor(Intake):
             states.append(state)
         positions = self.positions
         encode = _encoder.encode
+        # in the lean mode these hands are known not to be plain: straight to settle_hands
+        judged = (audit_hands(states) if self.records else
+                  [(s.status, s.findings) for s in settle_hands(states)])
         for (hand_id, table, events), state, (_status, findings) in zip(
-                hands, states, audit_hands(states), strict=True):
+                hands, states, judged, strict=True):
             where = positions.pop(hand_id, None) if positions else None
             for f in findings:
                 self._emit(self._positioned(f, where))
@@ -203,7 +213,7 @@ class Auditor(Intake):
                     self._emit_dispute(record, record.event_id)
             self._remember(hand_id, table, encode(events), state)
 
-    def _remember(self, hand_id: str, table: TableContext | None, blob: bytes,
+    def _remember(self, hand_id: str, table: TableContext | None, blob: bytes | CleanHand,
                   state: HandState | None) -> None:
         completed = self.completed
         completed[hand_id] = (table, blob)
@@ -219,10 +229,21 @@ class Auditor(Intake):
             else:
                 self.settled[index] = state
 
-    def _late(self, hand_id: str, done: tuple[TableContext | None, bytes], ev: Event) -> None:
+    def _late(self, hand_id: str, done: tuple[TableContext | None, bytes | CleanHand],
+              ev: Event) -> None:
         """An event of a hand already settled: a dispute, or a game event that should not
-        be there (the fold flags it). The hand is folded again from its events."""
+        be there (the fold flags it). The hand is folded again from its events, or, when
+        it was clean, answered from what was kept of it."""
         table, blob = done
+        if isinstance(blob, CleanHand):
+            clean, findings, records = late_event(hand_id, blob, ev)
+            self.completed[hand_id] = (table, clean)
+            where = self.positions.pop(hand_id, None)
+            for f in findings:
+                self._emit(self._positioned(f, where))
+            for record, opened_id in records:
+                self._emit_dispute(record, opened_id)
+            return
         events = _hand_decoder.decode(blob)
         old = fold(events, HandState.begin(hand_id, ev.table_id, table))
         new = apply(old, ev)
@@ -242,7 +263,7 @@ class Auditor(Intake):
             return
         for f in adjustment_findings(settlement, [note]):
             self._emit(self._positioned(f, where))
-        opened = _opening(new.disputes[:-1], note)
+        opened = opening(new.disputes[:-1], note)
         self._emit_dispute(dispute_record(settlement, opened or note, note),
                            opened.event_id if opened else note.event_id)
 
@@ -307,19 +328,6 @@ class Auditor(Intake):
 
 _encoder = msgspec.msgpack.Encoder()
 _hand_decoder: msgspec.msgpack.Decoder[list[Event]] = msgspec.msgpack.Decoder(list[Event])
-
-
-def _opening(notes: Iterable[DisputeNote], resolution: DisputeNote) -> DisputeNote | None:
-    """The oldest dispute of the seat still open before ``resolution``."""
-    open_notes: list[DisputeNote] = []
-    for n in notes:
-        if n.seat != resolution.seat:
-            continue
-        if n.adjustment is None:
-            open_notes.append(n)
-        elif open_notes:
-            open_notes.pop(0)
-    return open_notes[0] if open_notes else None
 
 
 def audit(items: Iterable[Any], *, records: bool = True, batch: int = 256,

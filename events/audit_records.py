@@ -55,23 +55,46 @@ def verdict(settlement: HandSettlement, seat: int) -> tuple[int | None, int, str
     """The computed verdict on a seat of a hand: (correct net, recorded net, sentence)."""
     nets = seat_nets(settlement)
     if seat not in nets:
-        return None, 0, (f"Seat {seat} had no wager and no payout in hand "
-                         f"{settlement.state.hand_id}; there is nothing to settle.")
+        return None, 0, no_wager_sentence(settlement.state.hand_id, seat)
     correct, recorded = nets[seat]
     if settlement.status == "incomplete" or correct is None:
         return correct, recorded, (f"Seat {seat}'s wagers cannot be settled from the events "
                                    "received (the hand is incomplete or its cards or rules are "
                                    "unknown).")
+    checks = next((s.checks for s in settlement.seats if s.seat == seat), ())
+    return correct, recorded, net_sentence(seat, correct, recorded, _mismatches(checks))
+
+
+def no_wager_sentence(hand_id: str, seat: int) -> str:
+    return (f"Seat {seat} had no wager and no payout in hand {hand_id}; there is nothing to "
+            "settle.")
+
+
+def net_sentence(seat: int, correct: int, recorded: int, mismatches: list[str]) -> str:
+    """The verdict on a seat whose correct net is known."""
     diff = correct - recorded
     if diff == 0:
-        return correct, recorded, (f"Seat {seat} was settled correctly: net "
-                                   f"{_signed(correct)} on the hand.")
-    checks = next((s.checks for s in settlement.seats if s.seat == seat), ())
-    detail = "; ".join(_mismatches(checks))
+        return f"Seat {seat} was settled correctly: net {_signed(correct)} on the hand."
+    detail = "; ".join(mismatches)
     who = "underpaid" if diff > 0 else "overpaid"
-    return correct, recorded, (f"Seat {seat} was {who} by {money(abs(diff))}: the correct net is "
-                               f"{_signed(correct)}, the table recorded {_signed(recorded)}"
-                               + (f" ({detail})." if detail else "."))
+    return (f"Seat {seat} was {who} by {money(abs(diff))}: the correct net is "
+            f"{_signed(correct)}, the table recorded {_signed(recorded)}"
+            + (f" ({detail})." if detail else "."))
+
+
+def adjustment_mismatch(hand_id: str, table_id: str, dealer_id: str | None,
+                        note: DisputeNote, total: int, correct: int,
+                        recorded: int) -> Finding | None:
+    """The finding when a seat's adjustments so far (``total``) do not bring its recorded
+    net to the correct one; ``None`` when they do."""
+    need = correct - recorded
+    if total == need:
+        return None
+    return Finding(
+        ADJUSTMENT_MISMATCH, hand_id, table_id, dealer_id, note.seat, None, need, total,
+        f"Seat {note.seat}'s dispute was resolved with adjustments of {_signed(total)}; the "
+        f"correction due is {_signed(need)} (correct net {_signed(correct)}, recorded "
+        f"{_signed(recorded)}).", note.event_id, note.occurred_at)
 
 
 def _signed(cents: int) -> str:
@@ -128,15 +151,10 @@ def adjustment_findings(settlement: HandSettlement,
         correct, recorded = nets.get(note.seat, (0, 0))
         if correct is None or settlement.status == "incomplete":
             continue
-        need = correct - recorded
-        if total[note.seat] != need:
-            out.append(Finding(
-                ADJUSTMENT_MISMATCH, state.hand_id, state.table_id, state.dealer_id, note.seat,
-                None, need, total[note.seat],
-                f"Seat {note.seat}'s dispute was resolved with adjustments of "
-                f"{_signed(total[note.seat])}; the correction due is {_signed(need)} (correct net "
-                f"{_signed(correct)}, recorded {_signed(recorded)}).",
-                note.event_id, note.occurred_at))
+        found = adjustment_mismatch(state.hand_id, state.table_id, state.dealer_id, note,
+                                    total[note.seat], correct, recorded)
+        if found is not None:
+            out.append(found)
     return out
 
 

@@ -298,6 +298,7 @@ class Plan(NamedTuple):
     dealer: list[int]
     rows: list[list[int]]
     seats: list[SeatPlan]
+    nets: dict[int, int]  # seat -> the net recorded on the hand
 
 
 def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
@@ -311,7 +312,7 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
         for ev in w.pays:
             if ev.payload.outcome != "push":  # (a push carries 0)
                 return None
-        return Plan(None, True, [], [], []) if _payouts(w) is not None else None
+        return Plan(None, True, [], [], [], {}) if _payouts(w) is not None else None
     if w.early:
         return None  # a payout before the dealer's reveal: the full path words it
     payouts = {(ev.payload.seat, ev.payload.spot): ev.payload for ev in w.pays}
@@ -325,6 +326,7 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
     comm = [idx[c] for c in w.community]
     rows: list[list[int]] = []
     seats: list[SeatPlan] = []
+    nets: dict[int, int] = {}
     wagers = 0
     code = _CODE
     for seat, (ante, blind, trips) in w.bets.items():
@@ -345,6 +347,7 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
             wagers += 1
         rows.append([idx[hole[0]], idx[hole[1]], *comm])
         seats.append((seat, ante, play, trips, 0 if play else 1, *got))
+        nets[seat] = got[1] + got[3] + got[5] + got[7]
     if wagers != len(payouts):
         return None
-    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats)
+    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, nets)

@@ -200,3 +200,38 @@ def test_delivery_order_within_reach_and_batches_change_nothing(seed: int,
         assert report.findings == baseline.findings
         assert report.summary == {**baseline.summary, "duplicates_ignored": 3}
         assert sorted(map(repr, report.wagers)) == sorted(map(repr, baseline.wagers))
+
+
+@SETTINGS
+@given(st.integers(0, 2**32), st.randoms(use_true_random=False))
+def test_late_events_on_settled_hands_agree_between_paths(seed: int,
+                                                          rnd: random.Random) -> None:
+    """Disputes (open, resolved with the right or a wrong adjustment) and stray game events
+    arriving after their hands were settled: the lean auditor (which keeps only the nets of
+    a clean hand) answers as the full one (which folds the hand's events again)."""
+    rng = random.Random(seed)
+    table = Table("T0")
+    table.open()
+    hands = [random_hand(rng, f"H{h}") for h in range(4)]
+    for spec in hands:
+        table.hand(spec)
+    for _ in range(6):
+        spec = rnd.choice(hands)
+        seat = rnd.choice([s.seat for s in spec.seats] + [7])
+        kind = rnd.choice(["open", "resolve", "stray"])
+        if kind == "open":
+            table.emit("DisputeOpened", {"seat": seat, "claim": "short paid"}, spec.hand_id)
+        elif kind == "resolve":
+            table.emit("DisputeResolved", {"seat": seat, "resolution": "checked",
+                                           "adjustment": rnd.choice([0, 0, 500, -250])},
+                       spec.hand_id)
+        else:
+            table.emit("HandEnded", {}, spec.hand_id)
+    items = events_of(table.events)
+    results = []
+    for records in (False, True):
+        auditor = Auditor(records=records, batch=1)
+        auditor.feed_many(items)
+        report = auditor.finish()
+        results.append((report.findings, sorted(report.disputes, key=repr)))
+    assert results[0] == results[1]
