@@ -195,7 +195,7 @@ def test_sequence_findings_incremental_equal_whole(tmp_path: Path) -> None:
     load_events(str(log), whole)
     update_hands(whole, 360)
     lines = log.read_bytes().splitlines()
-    for end in range(5, len(lines) + 5, 5):  # five lines per load
+    for end in range(10, len(lines) + 10, 10):  # ten lines per load
         write_log(tmp_path / "growing.jsonl", lines[:end])
         load_events(str(tmp_path / "growing.jsonl"), pieces, batch_size=3)
         update_hands(pieces, 360, chunk=2)
