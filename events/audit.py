@@ -120,6 +120,7 @@ class Auditor(Intake):
         self._settled_index: dict[str, int] = {}
         self.hands_seen = 0
         self.finding_count = 0
+        self.rejected_count = 0
         self.quiet = False  # rebuilding state after a restart: findings not reported
         self._on_finding = on_finding
         self._on_dispute = on_dispute
@@ -128,6 +129,7 @@ class Auditor(Intake):
     # ------------------------------------------------------------------------- output
 
     def _on_rejected_call(self, rejection: Rejection) -> None:
+        self.rejected_count += 1
         if self._on_rejected is not None:
             self._on_rejected(rejection)
 
@@ -297,7 +299,7 @@ class Auditor(Intake):
             "events": self.sequencer.distinct,
             "hands": self.hands_seen,
             "findings": self.finding_count,
-            "rejected_events": len(self.rejected),
+            "rejected_events": self.rejected_count,
             "duplicates_ignored": self.sequencer.duplicates,
         }
 
