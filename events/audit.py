@@ -111,7 +111,11 @@ class Auditor(Intake):
         # settled hands, oldest first, for disputes and late events: (rules, the events as
         # msgpack bytes: one object per hand, nothing for the garbage collector to walk; or
         # for a clean hand only its nets)
-        self.completed: dict[str, tuple[TableContext | None, bytes | CleanHand]] = {}
+        # (the tables' rules are kept once, in ``contexts``, and named by index here: these
+        # tuples hold only strings, numbers and bytes, so the collector need not walk them)
+        self.completed: dict[str, tuple[int, bytes | CleanHand]] = {}
+        self.contexts: list[TableContext | None] = []
+        self._context_index: dict[int, int] = {}
         self.positions: dict[str, dict[str, Any]] = {}
         self.findings: list[Finding] = []
         self.rejected: list[Rejection] = []
@@ -218,7 +222,11 @@ class Auditor(Intake):
     def _remember(self, hand_id: str, table: TableContext | None, blob: bytes | CleanHand,
                   state: HandState | None) -> None:
         completed = self.completed
-        completed[hand_id] = (table, blob)
+        index = self._context_index.get(id(table))
+        if index is None or self.contexts[index] is not table:
+            index = self._context_index[id(table)] = len(self.contexts)
+            self.contexts.append(table)
+        completed[hand_id] = (index, blob)
         if len(completed) > self.remember:
             del completed[next(iter(completed))]
         if self.positions:
@@ -231,15 +239,15 @@ class Auditor(Intake):
             else:
                 self.settled[index] = state
 
-    def _late(self, hand_id: str, done: tuple[TableContext | None, bytes | CleanHand],
-              ev: Event) -> None:
+    def _late(self, hand_id: str, done: tuple[int, bytes | CleanHand], ev: Event) -> None:
         """An event of a hand already settled: a dispute, or a game event that should not
         be there (the fold flags it). The hand is folded again from its events, or, when
         it was clean, answered from what was kept of it."""
-        table, blob = done
+        index, blob = done
+        table = self.contexts[index]
         if isinstance(blob, CleanHand):
             clean, findings, records = late_event(hand_id, blob, ev)
-            self.completed[hand_id] = (table, clean)
+            self.completed[hand_id] = (index, clean)
             where = self.positions.pop(hand_id, None)
             for f in findings:
                 self._emit(self._positioned(f, where))

@@ -9,7 +9,7 @@ finding, as the full path would give (a test runs both).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from events.audit_findings import ILLEGAL_ACTION, DisputeRecord, Finding
 from events.audit_records import adjustment_mismatch, net_sentence, no_wager_sentence
@@ -33,9 +33,9 @@ GAME_EVENTS = (HandStarted, BetPlaced, CardsDealt, CommunityRevealed, PlayerDeci
                DealerRevealed, PayoutRecorded, HandEnded, HandVoided)
 
 
-@dataclass(frozen=True)
-class CleanHand:
-    """A settled hand (it ended, not voided) whose payouts were all right."""
+class CleanHand(NamedTuple):
+    """A settled hand (it ended, not voided) whose payouts were all right. A tuple of
+    strings and numbers: the garbage collector soon stops walking it."""
 
     table_id: str
     dealer_id: str | None
@@ -81,7 +81,7 @@ def late_event(hand_id: str, clean: CleanHand, ev: Event) -> tuple[
     if isinstance(ev, DisputeOpened):
         note = DisputeNote(ev.payload.seat, ev.payload.claim, None, ev.event_id,
                            ev.occurred_at)
-        return (replace(clean, notes=(*clean.notes, note)), [],
+        return (clean._replace(notes=(*clean.notes, note)), [],
                 [(_record(hand_id, clean, note, None), note.event_id)])
     if isinstance(ev, DisputeResolved):
         p = ev.payload
@@ -93,7 +93,7 @@ def late_event(hand_id: str, clean: CleanHand, ev: Event) -> tuple[
                                     net)
         opened = opening(clean.notes, note)
         record = _record(hand_id, clean, opened or note, note)
-        return (replace(clean, notes=(*clean.notes, note)), [found] if found else [],
+        return (clean._replace(notes=(*clean.notes, note)), [found] if found else [],
                 [(record, opened.event_id if opened else note.event_id)])
     if isinstance(ev, GAME_EVENTS):
         return clean, [Finding(

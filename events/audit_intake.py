@@ -42,7 +42,7 @@ class Intake:
     open: dict[str, Hand]  # hand_id -> (the table's rules when it began, its events)
     current: dict[str, str]  # table_id -> its open hand
     ready: dict[str, Hand]  # ended, waiting to be settled
-    completed: dict[str, tuple[TableContext | None, Any]]
+    completed: dict[str, tuple[int, Any]]
     positions: dict[str, dict[str, Any]]
     rejected: list[Rejection]
     keep: bool
@@ -53,7 +53,7 @@ class Intake:
     def flush(self) -> None:
         raise NotImplementedError
 
-    def _late(self, hand_id: str, done: tuple[TableContext | None, Any], ev: Event) -> None:
+    def _late(self, hand_id: str, done: tuple[int, Any], ev: Event) -> None:
         raise NotImplementedError
 
     def _orphan_dispute(self, ev: DisputeOpened | DisputeResolved) -> None:
