@@ -139,6 +139,9 @@ def run(args: argparse.Namespace) -> int:
               f"(ground truth in {truth})")
     hand = report["mispays"][0] if report["mispays"] else "<HAND_ID>"
     print(f"\nDone in {time.monotonic() - started:.0f}s. Next:")
+    if args.kafka and not os.environ.get("KAFKA_BOOTSTRAP_SERVERS"):
+        print("  (the local broker stopped with the demo and kept nothing: the warehouse "
+              "holds every event; set KAFKA_BOOTSTRAP_SERVERS to keep a broker's log)")
     print(f"  dashboards:   .venv/bin/uth dashboards --warehouse {warehouse}")
     print(f"  Dagster UI:   UTH_SOURCE={log_url} UTH_WAREHOUSE={warehouse} "
           ".venv/bin/dagster dev -m pipeline.definitions")
