@@ -12,9 +12,9 @@ in delivery order and hands each table's events on in ``seq`` order:
   numbers are a ``sequence_gap`` and the waiting events go on.
 
 Validation comes first (only decoded, valid events reach it), so a corrupt copy never
-hides the good event with the same id. The ``event_id`` of the last ``window`` ``seq``
-numbers of each table is remembered (ids only: the events themselves are let go once their
-hand is audited); an older ``seq`` seen again is counted as a redelivery.
+hides the good event with the same id. The ``event_id`` of the last ``window`` (to twice
+that) ``seq`` numbers of each table is remembered (ids only: the events themselves are let
+go once their hand is audited); an older ``seq`` seen again is counted as a redelivery.
 
 >>> from events.schemas import decode_event
 >>> def ev(seq, eid):
@@ -54,6 +54,7 @@ class _Table:
     expect: int = 0
     held: dict[int, tuple[Event, Any]] = field(default_factory=dict)
     seen: dict[int, str] = field(default_factory=dict)  # seq -> event_id (recent ones)
+    old: dict[int, str] = field(default_factory=dict)  # the generation before ``seen``
 
 
 class Sequencer:
@@ -94,8 +95,8 @@ class Sequencer:
         t.seen.update(zip(range(first, first + n), map(_ID, events), strict=True))
         t.expect = first + n
         self.distinct += n
-        if len(t.seen) > 2 * self.window:
-            self._prune(t)
+        if len(t.seen) > self.window:
+            t.old, t.seen = t.seen, {}
         return True
 
     def push(self, ev: Event, position: Any, process: Process) -> None:
@@ -112,11 +113,11 @@ class Sequencer:
             process(ev, position)
             if t.held:
                 self._drain(t, process)
-            if len(t.seen) > 2 * self.window:
-                self._prune(t)
+            if len(t.seen) > self.window:
+                t.old, t.seen = t.seen, {}
             return
         if seq < t.expect:
-            prior = t.seen.get(seq)
+            prior = t.seen.get(seq) or t.old.get(seq)
             if prior is not None:
                 self._again(ev, prior, None, position)
             elif seq < t.expect - self.window:
@@ -191,6 +192,3 @@ class Sequencer:
         t.expect = first
         self._drain(t, process)
 
-    def _prune(self, t: _Table) -> None:
-        floor = t.expect - self.window
-        t.seen = {s: i for s, i in t.seen.items() if s >= floor}

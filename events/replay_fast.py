@@ -117,6 +117,9 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     if limits.seats is not None and max(in_play) > limits.seats:
         return None
     min_bet, max_bet, max_trips = limits.min_bet, limits.max_bet, limits.max_trips
+    multiples = _DEFAULT_MULTIPLES if ruleset is None else {
+        "preflop": ruleset.preflop_multiples, "flop": ruleset.flop_multiples,
+        "river": ruleset.river_multiples}
     bets: dict[int, list[int]] = {}  # seat -> [ante, blind, trips]
     dec: dict[int, list[Any]] = {}  # seat -> [play, multiple, raised_on, folded, n decided]
     hole: dict[int, tuple[str, ...]] = {}
@@ -177,8 +180,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                     return None
                 d[3] = True
             else:
-                allowed = (ruleset.multiples(street) if ruleset is not None
-                           else _DEFAULT_MULTIPLES[street])
+                allowed = multiples[street]
                 if p.multiple not in allowed or p.amount != p.multiple * b[0]:
                     return None
                 d[0], d[1], d[2] = p.amount, p.multiple, street
