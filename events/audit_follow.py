@@ -83,6 +83,7 @@ class FollowAuditor:
         self.known: Cursor = {}  # partition -> next offset the auditor's state covers
         self.published = 0
         self.commits = 0
+        self._last_commit: Cursor = {}
         self.auditor = Auditor(
             keep=False, on_finding=self._finding, on_dispute=self._dispute,
             on_rejected=self._rejected)
@@ -189,5 +190,8 @@ class FollowAuditor:
                 partition, offset = position
                 if offset < cursor.get(partition, offset + 1):
                     cursor[partition] = offset
+        if cursor == self._last_commit:
+            return  # nothing new since the last commit (an idle poll)
         self.log.commit(self.consumer, cursor)
+        self._last_commit = cursor
         self.commits += 1
