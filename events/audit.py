@@ -5,16 +5,26 @@
 input, the warehouse rows of hands and wagers, the disputes with their verdicts and a
 summary. :class:`Auditor` is the same machine fed incrementally (``uth audit --follow``).
 
-How it works, per event: rejected input is recorded with its reason and position and the
-audit goes on; valid events pass the :class:`~events.audit_sequence.Sequencer` (per-table
-``seq`` order, redeliveries ignored, gaps and conflicts found); hand events are folded into
-their hand's state (:mod:`events.replay`, each event checked before it is applied). A hand
-is settled when its ``HandEnded`` or ``HandVoided`` arrives: finished hands are collected
-and settled together (one ``evaluate7`` call, ``settle_batch`` per ruleset), then each
-recorded payout is compared with the correct one. A hand that never ends (the stream ends,
-the table starts another hand or closes) is an ``incomplete_hand``. Disputes may arrive
-long after the hand: an open one gets the computed verdict, a resolved one's adjustment
-is checked and enters the accounting (:mod:`events.audit_records`).
+How it works: rejected input is recorded with its reason and position and the audit goes
+on; valid events pass the :class:`~events.audit_sequence.Sequencer` (per-table ``seq``
+order, redeliveries ignored, gaps and conflicts found) and are collected per hand
+(:mod:`events.audit_intake`). A hand is judged when its ``HandEnded`` or ``HandVoided``
+arrives, a batch of finished hands at a time:
+
+- the lean path (``records=False``, ``uth audit``): a plain hand (one pass,
+  :func:`~events.replay_fast.fast_plan`, finds nothing the fold would flag) is judged in
+  bulk with the others (:func:`~events.audit_batch.judge`: one ``evaluate7`` call,
+  ``settle_batch`` per ruleset, payouts compared in NumPy);
+- every other hand, and every hand when the warehouse rows are wanted (``records=True``),
+  is folded event by event (:mod:`events.replay`: each event checked before it is applied)
+  and settled by :func:`~events.audit_settle.settle_hands`, which words each finding.
+
+Both give the same findings (tests run both). A hand that never ends (the stream ends, the
+table starts another hand or closes) is an ``incomplete_hand``. Disputes may arrive long
+after the hand: an open one gets the computed verdict, a resolved one's adjustment is
+checked and enters the accounting (:mod:`events.audit_records`); of a settled hand the
+auditor keeps its events (packed) or, when it was clean, only its nets
+(:mod:`events.audit_clean`).
 
 >>> report = audit([])
 >>> report.summary
