@@ -80,7 +80,9 @@ def times_valid(events: Sequence[Event]) -> bool:
     return joined.count("\n") == len(events) and _REAL_TIMES(joined) is not None
 
 
-class _Payload(msgspec.Struct, frozen=True, forbid_unknown_fields=False, omit_defaults=True):
+class _Payload(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=False, omit_defaults=True, gc=False
+):
     pass
 
 
@@ -203,7 +205,8 @@ class DisputeResolvedPayload(_Payload, frozen=True):
 
 
 class _Envelope(
-    msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=False, omit_defaults=False
+    msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=False,
+    omit_defaults=False, gc=False,
 ):
     event_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
     schema_version: Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_VERSION)]
