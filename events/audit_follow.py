@@ -15,9 +15,11 @@ Exactly-once effect, with at-least-once delivery underneath:
    partition (at start, or when a rebalance hands it over) the partition is read from its
    beginning up to that record *quietly* (tables, sequences and settled hands restored,
    nothing published). Findings of hands that ended after the last commit are published
-   again, with the same ``finding_id`` (a hash of what the finding says): a store keyed by
-   ``finding_id`` (the warehouse's ``audit_findings``) holds each once. That is the
-   exactly-once effect; the topic itself may carry a finding twice after a crash.
+   again, with the same ``finding_id`` (a hash of what the finding says). The publisher of
+   ``uth audit --follow`` (``pipeline.commands.audit.PublishOnce``) reads the findings topic
+   back before each publish and skips every ``finding_id`` already there, so the topic
+   carries each finding once; a store keyed by ``finding_id`` (the warehouse's
+   ``audit_findings``) holds each once whatever the publisher.
 
 A hand is settled only when its ``HandEnded`` or ``HandVoided`` arrives; a hand still open
 when the auditor stops is audited after the restart. SIGTERM ends the current batch,
