@@ -18,16 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
+import msgspec
 import pyarrow as pa
 
 from events.audit import audit
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
-from events.schemas import decode_event
+from events.schemas import Event, decode_event, times_valid
 from pipeline.audit.transforms import findings_table
 
 SEQUENCE_KINDS = (SEQUENCE_GAP, SEQUENCE_CONFLICT)
+_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 HANDS_SCHEMA = pa.schema([
@@ -113,7 +116,8 @@ def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[t
 def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> HandRows:
     """Audit the feed; rows of the hands in ``hand_ids`` (findings other than sequence
     findings, which are table-level)."""
-    items = [(pos, decode_event(text)) for pos, text in feed]
+    items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
+                     strict=True))
     report = audit(items, records=True)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]
@@ -122,6 +126,18 @@ def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> Hand
                 if f.hand_id in wanted and f.kind not in SEQUENCE_KINDS]
     return HandRows(_records_table(hands, HANDS_SCHEMA), _records_table(wagers, WAGERS_SCHEMA),
                     findings_table(findings), len(items))
+
+
+def _decode_feed(texts: list[str]) -> list[Any]:
+    """The feed's events as ``decode_event`` reads them, the time check made once for all."""
+    decode = _event_decoder.decode
+    try:
+        events = [decode(text) for text in texts]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        events = None
+    if events is not None and times_valid(events):
+        return events
+    return [decode_event(text) for text in texts]  # raises as before on a bad one
 
 
 def _records_table(records: Sequence[object], schema: pa.Schema) -> pa.Table:

@@ -25,7 +25,8 @@ import pyarrow as pa
 
 from events.codec import Rejection, decode_line
 from events.logs.base import Cursor, Record
-from events.schemas import EVENT_TYPES, SCHEMA_VERSION, decode_event
+from events.privacy import needs_scrub, scrub
+from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event, decode_event, times_valid
 from pipeline.warehouse import gaming_day_sql
 
 BATCH_SCHEMA = pa.schema([
@@ -34,6 +35,8 @@ BATCH_SCHEMA = pa.schema([
     ("occurred_at", pa.string()), ("payload", pa.string()), ("position", pa.string()),
 ])
 _encoder = msgspec.json.Encoder()
+_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
+_REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
 
 
 @dataclass
@@ -65,7 +68,48 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) ->
 
     Valid events become the ``events`` columns (the payload re-encoded as the contract reads
     it: an upcast old event or unknown extra fields are stored in their v1 form); a copy of
-    an event already in the batch is dropped here (the first is kept)."""
+    an event already in the batch is dropped here (the first is kept). A player identifier
+    (``player_ref``/``player_refs``) is pseudonymized first as ``uth ingest`` does
+    (:func:`events.privacy.scrub`; dropped when no key is set), rejected lines included."""
+    if any(_REF_MARK in r.value for r in records):  # players only as pseudonyms
+        records = [r._replace(value=scrub(r.value, without_key="drop"))
+                   if needs_scrub(r.value) else r for r in records]
+    count = len(records)
+    events = _decode_all(records)
+    if events is None:
+        return _decode_one_by_one(records, where)
+    ids = [ev.event_id for ev in events]
+    duplicates = len(ids) - len(set(ids))
+    if duplicates:  # keep the first copy of each event_id
+        first: dict[str, int] = {}
+        for i, event_id in enumerate(ids):
+            first.setdefault(event_id, i)
+        keep = sorted(first.values())
+        events = [events[i] for i in keep]
+        records = [records[i] for i in keep]
+        ids = [ids[i] for i in keep]
+    encode = _encoder.encode
+    return _batch(ids, [type(ev).__name__ for ev in events], [ev.table_id for ev in events],
+                  [ev.hand_id for ev in events], [ev.seq for ev in events],
+                  [ev.occurred_at for ev in events], [encode(ev.payload) for ev in events],
+                  [str(where(r)) for r in records], [], count, duplicates)
+
+
+def _decode_all(records: Sequence[Record]) -> list[Any] | None:
+    """Every record decoded as by ``decode_event`` (one time check for the batch), or None
+    when any is not a valid v1 event (then each is decoded on its own)."""
+    if not records:
+        return None
+    decode = _event_decoder.decode
+    try:
+        events = [decode(r.value) for r in records]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return events if times_valid(events) else None
+
+
+def _decode_one_by_one(records: Sequence[Record],
+                       where: Callable[[Record], Any]) -> DecodedBatch:
     cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
     ids, types, tables, hands, seqs, times, payloads, positions = cols
     rejections: list[Rejection] = []
@@ -94,6 +138,13 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) ->
         times.append(ev.occurred_at)
         payloads.append(encode(ev.payload))
         positions.append(str(where(record)))
+    return _batch(ids, types, tables, hands, seqs, times, payloads, positions, rejections,
+                  len(records), duplicates)
+
+
+def _batch(ids: list[Any], types: list[Any], tables: list[Any], hands: list[Any],
+           seqs: list[Any], times: list[Any], payloads: list[Any], positions: list[Any],
+           rejections: list[Rejection], records: int, duplicates: int) -> DecodedBatch:
     n = len(ids)
     table = pa.table([
         pa.array(range(n), pa.int64()), pa.array(ids, pa.string()),
@@ -101,7 +152,7 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) ->
         pa.array(hands, pa.string()), pa.array(seqs, pa.int64()),
         pa.array(times, pa.string()), pa.array(payloads, pa.binary()).cast(pa.string()),
         pa.array(positions, pa.string())], schema=BATCH_SCHEMA)
-    return DecodedBatch(table, rejections, len(records), duplicates)
+    return DecodedBatch(table, rejections, records, duplicates)
 
 
 def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
