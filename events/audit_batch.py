@@ -13,6 +13,7 @@ work for hands that have none (the tests check both agree).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -161,10 +162,10 @@ def judge(plans: Sequence[Plan]) -> list[bool]:
         group += [key] * n
     if not seats:
         return ok
-    strength = evaluate7(np.array(rows, dtype=np.int16))
+    strength = evaluate7(_matrix(rows, 7, np.int16))
     cat = category(strength)
     # player rows follow their dealer's row: row of seat k = its dealer row + its place
-    table = np.array(seats, dtype=np.int64)
+    table = _matrix(seats, len(seats[0]), np.int64)
     d_idx = np.array(d_rows, dtype=np.intp)
     p_idx = d_idx + _places(plans)
     keys = np.array(group, dtype=np.int64)
@@ -183,6 +184,14 @@ def judge(plans: Sequence[Plan]) -> list[bool]:
     for i in set(np.asarray(owner)[bad].tolist()):
         ok[i] = False
     return ok
+
+
+def _matrix(rows: Sequence[Sequence[int]], width: int, dtype: type) -> np.ndarray:
+    """Equal-length rows of ints as a 2-D array (flattened first: several times faster
+    than ``np.array`` on a list of lists)."""
+    flat: np.ndarray = np.fromiter(chain.from_iterable(rows), dtype=dtype,
+                                   count=len(rows) * width)
+    return flat.reshape(len(rows), width)
 
 
 def _places(plans: Sequence[Plan]) -> np.ndarray:

@@ -12,12 +12,12 @@ tests check both on random legal hands and on hands with one thing wrong.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from events.cards import DECK
 from events.replay import (
     _DEFAULT_MULTIPLES,
-    _STREET_AT,
     HandState,
     Paid,
     TableContext,
@@ -113,7 +113,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     limits = table.limits
     ruleset = table.ruleset
     hs = first.payload
-    in_play = hs.seats
+    in_play = frozenset(hs.seats)
     if limits.seats is not None and max(in_play) > limits.seats:
         return None
     min_bet, max_bet, max_trips = limits.min_bet, limits.max_bet, limits.max_trips
@@ -127,6 +127,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     community: tuple[str, ...] = ()
     dealer: tuple[str, ...] = ()
     revealed: tuple[str, ...] = ()
+    street_now: str | None = "preflop"  # the street decisions are taken on (None: none)
     dealer_revealed: tuple[str, ...] = ()
     order: str | None = None
     pays: list[Any] = []
@@ -135,16 +136,17 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     ended: str | None = None
     ended_at: str | None = None
     void_reason: str | None = None
-    for ev in events[1:]:
+    rest = iter(events)
+    next(rest)
+    for ev in rest:
         kind = type(ev)
-        if ended is not None and kind is not DisputeOpened and kind is not DisputeResolved:
-            return None
-        p: Any = ev.payload
         if kind is PayoutRecorded:
             pays.append(ev)
-        elif kind is BetPlaced:
+            continue
+        p: Any = ev.payload
+        if kind is BetPlaced:
             seat, spot, amount = p.seat, p.spot, p.amount
-            if cards or seat not in in_play or pays:
+            if cards or pays or seat not in in_play:
                 return None
             b = bets.get(seat)
             if b is None:
@@ -161,10 +163,11 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                 b[i] = amount
         elif kind is PlayerDecision:
             seat, street = p.seat, p.street
-            if pays or dealer_revealed:  # stakes must be final before any payout
+            # stakes must be final before any payout
+            if street != street_now or pays or dealer_revealed or seat not in hole:
                 return None
             b = bets.get(seat)
-            if seat not in hole or b is None or not b[0] or _STREET_AT.get(len(revealed)) != street:
+            if b is None or not b[0]:
                 return None
             d = dec.get(seat)
             if d is None:
@@ -180,8 +183,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                     return None
                 d[3] = True
             else:
-                allowed = multiples[street]
-                if p.multiple not in allowed or p.amount != p.multiple * b[0]:
+                if p.multiple not in multiples[street] or p.amount != p.multiple * b[0]:
                     return None
                 d[0], d[1], d[2] = p.amount, p.multiple, street
             d[4] += 1
@@ -213,12 +215,14 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                 order = "community_first" if target == "community" else "players_first"
         elif kind is CommunityRevealed:
             shown = tuple(p.cards)
-            n = len(revealed)
             if p.street == "flop":
-                if n or not community or shown != community[:3]:
+                if revealed or not community or shown != community[:3]:
                     return None
-            elif n != 3 or shown != community[3:5]:
+                street_now = "flop"
+            elif len(revealed) != 3 or shown != community[3:5]:
                 return None
+            else:
+                street_now = "river"
             revealed += shown
         elif kind is DealerRevealed:
             shown = tuple(p.cards)
@@ -226,10 +230,16 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                 return None
             dealer_revealed = shown
             early = len(pays)
-        elif kind is HandEnded:
-            ended, ended_at = "ended", ev.occurred_at
-        elif kind is HandVoided:
-            ended, ended_at, void_reason = "voided", ev.occurred_at, p.reason
+        elif kind is HandEnded or kind is HandVoided:
+            ended_at = ev.occurred_at
+            if kind is HandEnded:
+                ended = "ended"
+            else:
+                ended, void_reason = "voided", p.reason
+            for later in rest:  # after the end, only disputes may follow
+                if type(later) is not DisputeOpened and type(later) is not DisputeResolved:
+                    return None
+                disputes.append(later)
         elif kind is DisputeOpened or kind is DisputeResolved:
             disputes.append(ev)
         else:
@@ -317,39 +327,51 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
         return Plan(None, True, [], [], [], {}) if _payouts(w) is not None else None
     if w.early:
         return None  # a payout before the dealer's reveal: the full path words it
-    payouts = {(ev.payload.seat, ev.payload.spot): ev.payload for ev in w.pays}
-    if len(payouts) != len(w.pays):
-        return None  # a wager settled twice
     assert table is not None
     ruleset = table.ruleset
     if ruleset is None or not w.dealer_revealed or len(w.community) != 5 or not w.dealer:
         return None
+    # (seat, spot) -> the recorded (outcome code, amount), built without a Python step
+    # per payout (the payouts are a third of a hand's events)
+    ps = list(map(_PAYLOAD, w.pays))
+    keys = zip(map(_SEAT, ps), map(_SPOT_NAME, ps), strict=True)
+    paid = dict(zip(keys, zip(map(_CODE.__getitem__, map(_OUTCOME, ps)), map(_AMOUNT, ps),
+                              strict=True), strict=True))
+    if len(paid) != len(ps):
+        return None  # a wager settled twice
+    bets, dec, holes = w.bets, w.dec, w.hole
     idx = CARD_INDEX
     comm = [idx[c] for c in w.community]
     rows: list[list[int]] = []
     seats: list[SeatPlan] = []
     nets: dict[int, int] = {}
     wagers = 0
-    code = _CODE
-    for seat, (ante, blind, trips) in w.bets.items():
-        d = w.dec.get(seat)
-        hole = w.hole.get(seat)
+    get = paid.get
+    for seat, (ante, blind, trips) in bets.items():
+        d = dec.get(seat)
+        hole = holes.get(seat)
         if d is None or not (d[0] or d[3]) or hole is None or ante != blind:
             return None  # neither raised nor folded, or no cards: the full path says why
         play = d[0]
-        got: list[int] = []
-        for spot, stake in (("ante", ante), ("blind", ante), ("play", play), ("trips", trips)):
-            if not stake:
-                got += (2, 0)
-                continue
-            paid = payouts.get((seat, spot))
-            if paid is None:
-                return None
-            got += (code[paid.outcome], paid.amount)
-            wagers += 1
+        a, b, p, t = get((seat, "ante")), get((seat, "blind")), get((seat, "play")), \
+            get((seat, "trips"))
+        # every wager paid, no payout on a spot without one
+        if a is None or b is None or (p is None) == bool(play) or (t is None) == bool(trips):
+            return None
+        p = p or _NO_WAGER
+        t = t or _NO_WAGER
+        wagers += 2 + bool(play) + bool(trips)
         rows.append([idx[hole[0]], idx[hole[1]], *comm])
-        seats.append((seat, ante, play, trips, 0 if play else 1, *got))
-        nets[seat] = got[1] + got[3] + got[5] + got[7]
-    if wagers != len(payouts):
-        return None
+        seats.append((seat, ante, play, trips, 0 if play else 1, *a, *b, *p, *t))
+        nets[seat] = a[1] + b[1] + p[1] + t[1]
+    if wagers != len(paid):
+        return None  # a payout of a seat without a wager
     return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, nets)
+
+
+_PAYLOAD = attrgetter("payload")
+_SEAT = attrgetter("seat")
+_SPOT_NAME = attrgetter("spot")
+_OUTCOME = attrgetter("outcome")
+_AMOUNT = attrgetter("amount")
+_NO_WAGER = (2, 0)

@@ -104,11 +104,13 @@ def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
     there are any)."""
     from events.audit import Auditor
     from events.codec import decode_records
+    from pipeline.gc_policy import bulk_work
 
     auditor = Auditor(records=records)
-    for chunk in read_batches(source, batch):
-        auditor.feed_many(decode_records(chunk))
-    report = auditor.finish()
+    with bulk_work():
+        for chunk in read_batches(source, batch):
+            auditor.feed_many(decode_records(chunk))
+        report = auditor.finish()
     if positions and report.findings:
         report.findings = locate(report.findings, source, batch)
     return report
