@@ -41,6 +41,7 @@ import msgspec
 
 from events.audit_batch import audit_hands, judge
 from events.audit_clean import CleanHand, late_event, opening
+from events.audit_columns import RowColumns
 from events.audit_findings import (
     FINDING_KINDS,
     DisputeRecord,
@@ -86,6 +87,7 @@ class AuditReport:
     disputes: list[DisputeRecord]
     summary: dict[str, int]
     settlements: list[HandSettlement] = field(default_factory=list, repr=False)
+    columns: RowColumns | None = field(default=None, repr=False)  # plain hands' rows
 
 
 class Auditor(Intake):
@@ -105,9 +107,11 @@ class Auditor(Intake):
         on_finding: Callable[[Finding], None] | None = None,
         on_dispute: Callable[[DisputeRecord], None] | None = None,
         on_rejected: Callable[[Rejection], None] | None = None,
-        gaming_day_start: int = 6,
+        gaming_day_start: int = 6, columns: bool = False,
     ) -> None:
-        self.records = records
+        self.records = records or columns
+        # plain hands' rows as columns, the others' as records (the warehouse's mode)
+        self.columns = RowColumns() if columns else None
         self.keep = keep
         self.batch = batch
         self.remember = remember
@@ -123,7 +127,8 @@ class Auditor(Intake):
         # for a clean hand only its nets)
         # (the tables' rules are kept once, in ``contexts``, and named by index here: these
         # tuples hold only strings, numbers and bytes, so the collector need not walk them)
-        self.completed: dict[str, tuple[int, bytes | CleanHand]] = {}
+        # (in columns mode a plain hand keeps its event list: a late event re-folds it)
+        self.completed: dict[str, tuple[int, bytes | CleanHand | list[Event]]] = {}
         self.contexts: list[TableContext | None] = []
         self._context_index: dict[int, int] = {}
         self.positions: dict[str, dict[str, Any]] = {}
@@ -184,22 +189,31 @@ class Auditor(Intake):
         self.ready.clear()
         encode = _encoder.encode
         full: list[tuple[str, TableContext | None, list[Event]]] = []
-        if self.records:
+        columns = self.columns
+        if self.records and columns is None:
             full = [(h, table, events) for h, (table, events) in hands]
         else:
             plans = [fast_plan(events, table) for _, (table, events) in hands]
-            judged = judge([p for p in plans if p is not None])
-            verdicts = iter(judged)
+            cats: list[list[int]] = []
+            judged = judge([p for p in plans if p is not None], cats)
+            verdicts = iter(zip(judged, cats, strict=True))
             for (hand_id, (table, events)), plan in zip(hands, plans, strict=True):
-                if plan is not None and next(verdicts):
+                ok, seat_cats = next(verdicts) if plan is not None else (False, [])
+                if not ok or plan is None:
+                    full.append((hand_id, table, events))
+                elif columns is not None:
+                    if plan.voided or table is None or self.quiet:
+                        full.append((hand_id, table, events))  # rows of the full path
+                    else:
+                        columns.add(hand_id, table, plan, seat_cats)
+                        self._remember(hand_id, table, events, None)
+                else:
                     if plan.voided:  # kept whole: a late payout of a voided hand is judged
                         self._remember(hand_id, table, encode(events), None)
                     else:
                         first: Any = events[0]  # a plain hand begins with HandStarted
                         self._remember(hand_id, table, CleanHand(
                             first.table_id, first.payload.dealer_id, plan.nets), None)
-                else:
-                    full.append((hand_id, table, events))
         if full:
             self._settle_fully(full)
 
@@ -229,8 +243,8 @@ class Auditor(Intake):
                     self._emit_dispute(record, record.event_id)
             self._remember(hand_id, table, encode(events), state)
 
-    def _remember(self, hand_id: str, table: TableContext | None, blob: bytes | CleanHand,
-                  state: HandState | None) -> None:
+    def _remember(self, hand_id: str, table: TableContext | None,
+                  blob: bytes | CleanHand | list[Event], state: HandState | None) -> None:
         completed = self.completed
         index = self._context_index.get(id(table))
         if index is None or self.contexts[index] is not table:
@@ -249,7 +263,8 @@ class Auditor(Intake):
             else:
                 self.settled[index] = state
 
-    def _late(self, hand_id: str, done: tuple[int, bytes | CleanHand], ev: Event) -> None:
+    def _late(self, hand_id: str, done: tuple[int, bytes | CleanHand | list[Event]],
+              ev: Event) -> None:
         """An event of a hand already settled: a dispute, or a game event that should not
         be there (the fold flags it). The hand is folded again from its events, or, when
         it was clean, answered from what was kept of it."""
@@ -264,11 +279,13 @@ class Auditor(Intake):
             for record, opened_id in records:
                 self._emit_dispute(record, opened_id)
             return
-        events = _hand_decoder.decode(blob)
+        events = list(blob) if isinstance(blob, list) else _hand_decoder.decode(blob)
         old = fold(events, HandState.begin(hand_id, ev.table_id, table))
         new = apply(old, ev)
         if new is old:
             return
+        if self.columns is not None:
+            self.columns.drop(hand_id)  # its rows are now the full path's (below)
         events.append(ev)
         self._remember(hand_id, table, _encoder.encode(events), new)
         where = self.positions.pop(hand_id, None)
@@ -343,7 +360,8 @@ class Auditor(Intake):
                 wagers.extend(wager_records(s, self.day_start))
         findings = sorted(self.findings, key=Finding.sort_key)
         return AuditReport(findings, list(self.rejected), hands, wagers,
-                           list(self.disputes.values()), self.summary(), settlements)
+                           list(self.disputes.values()), self.summary(), settlements,
+                           self.columns)
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -351,8 +369,10 @@ _hand_decoder: msgspec.msgpack.Decoder[list[Event]] = msgspec.msgpack.Decoder(li
 
 
 def audit(items: Iterable[Any], *, records: bool = True, batch: int = 256,
-          gaming_day_start: int = 6) -> AuditReport:
-    """Audit everything in ``items`` (``Event``/``Rejection``, or ``(position, item)``)."""
-    auditor = Auditor(records=records, batch=batch, gaming_day_start=gaming_day_start)
+          gaming_day_start: int = 6, columns: bool = False) -> AuditReport:
+    """Audit everything in ``items`` (``Event``/``Rejection``, or ``(position, item)``);
+    ``columns=True`` gives the plain hands' rows as ``report.columns``, not records."""
+    auditor = Auditor(records=records, batch=batch, gaming_day_start=gaming_day_start,
+                      columns=columns)
     auditor.feed_many(items)
     return auditor.finish()

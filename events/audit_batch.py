@@ -135,11 +135,12 @@ def _judge(states: Sequence[HandState], rows: list[list[int]], players: list[_Pl
 
 
 
-def judge(plans: Sequence[Plan]) -> list[bool]:
+def judge(plans: Sequence[Plan], categories: list[list[int]] | None = None) -> list[bool]:
     """For each plain hand, whether every recorded payout is the engine's settlement: all
     the seven-card hands in one ``evaluate7`` call, the wagers of each ruleset in one
     ``settle_batch`` call, the comparison in NumPy. ``False`` sends the hand to the full
-    path, which words the findings."""
+    path, which words the findings. A ``categories`` list receives, per plan, the hand
+    category of each of its seats (in ``plan.seats`` order; empty for a voided plan)."""
     ok = [True] * len(plans)
     rows: list[list[int]] = []
     seats: list[SeatPlan] = []
@@ -161,6 +162,8 @@ def judge(plans: Sequence[Plan]) -> list[bool]:
         rulesets[key] = plan.ruleset
         group += [key] * n
     if not seats:
+        if categories is not None:
+            categories.extend([] for _ in plans)
         return ok
     strength = evaluate7(_matrix(rows, 7, np.int16))
     cat = category(strength)
@@ -168,6 +171,13 @@ def judge(plans: Sequence[Plan]) -> list[bool]:
     table = _matrix(seats, len(seats[0]), np.int64)
     d_idx = np.array(d_rows, dtype=np.intp)
     p_idx = d_idx + _places(plans)
+    if categories is not None:
+        flat = cat[p_idx].tolist()
+        k = 0
+        for plan in plans:
+            n = 0 if plan.voided or plan.ruleset is None else len(plan.seats)
+            categories.append(flat[k:k + n])
+            k += n
     keys = np.array(group, dtype=np.int64)
     bad = np.zeros(len(seats), dtype=bool)
     for key, ruleset in rulesets.items():

@@ -311,6 +311,9 @@ class Plan(NamedTuple):
     rows: list[list[int]]
     seats: list[SeatPlan]
     nets: dict[int, int]  # seat -> the net recorded on the hand
+    first: HandStarted | None = None  # what the warehouse row of the hand is made of
+    ended_at: str | None = None
+    dealing_order: str | None = None
 
 
 def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
@@ -366,7 +369,8 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
         nets[seat] = a[1] + b[1] + p[1] + t[1]
     if wagers != len(paid):
         return None  # a payout of a seat without a wager
-    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, nets)
+    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, nets, w.first,
+                w.ended_at, w.order)
 
 
 _PAYLOAD = attrgetter("payload")

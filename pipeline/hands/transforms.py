@@ -23,8 +23,10 @@ from typing import Any
 import duckdb
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from events.audit import audit
+from events.audit_columns import RowColumns
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from events.schemas import Event, decode_event, times_valid
 from pipeline.audit.transforms import findings_table
@@ -118,14 +120,37 @@ def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> Hand
     findings, which are table-level)."""
     items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
                      strict=True))
-    report = audit(items, records=True)
+    report = audit(items, columns=True)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]
     wagers = [w for w in report.wagers if w.hand_id in wanted]
     findings = [f for f in report.findings
                 if f.hand_id in wanted and f.kind not in SEQUENCE_KINDS]
-    return HandRows(_records_table(hands, HANDS_SCHEMA), _records_table(wagers, WAGERS_SCHEMA),
-                    findings_table(findings), len(items))
+    hand_table = _records_table(hands, HANDS_SCHEMA)
+    wager_table = _records_table(wagers, WAGERS_SCHEMA)
+    if report.columns is not None and len(report.columns):
+        plain_hands, plain_wagers = _columns_tables(report.columns, wanted)
+        hand_table = pa.concat_tables([hand_table, plain_hands])
+        wager_table = pa.concat_tables([wager_table, plain_wagers])
+    return HandRows(hand_table, wager_table, findings_table(findings), len(items))
+
+
+def _columns_tables(columns: RowColumns, wanted: set[str]) -> tuple[pa.Table, pa.Table]:
+    """The plain hands' rows (``events.audit_columns``) of the hands in ``wanted``."""
+    hand_cols, wager_cols = columns.kept()
+    utc = pa.timestamp("us", tz="UTC")
+    hands = {name: pa.array(values, pa.string()).cast(utc).cast(HANDS_SCHEMA.field(name).type)
+             if name.endswith("_at") else pa.array(values, HANDS_SCHEMA.field(name).type)
+             for name, values in hand_cols.items()}
+    hand_table = pa.table(hands).select(HANDS_SCHEMA.names).cast(HANDS_SCHEMA)
+    wager_table = pa.table({name: pa.array(values, WAGERS_SCHEMA.field(name).type)
+                            for name, values in wager_cols.items()}
+                           ).select(WAGERS_SCHEMA.names).cast(WAGERS_SCHEMA)
+    if len(wanted) < len(set(hand_cols["hand_id"])):
+        keep = pa.array(sorted(wanted), pa.string())
+        hand_table = hand_table.filter(pc.is_in(hand_table["hand_id"], keep))
+        wager_table = wager_table.filter(pc.is_in(wager_table["hand_id"], keep))
+    return hand_table, wager_table
 
 
 def _decode_feed(texts: list[str]) -> list[Any]:
