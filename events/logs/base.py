@@ -22,6 +22,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -82,10 +83,23 @@ def advance(cursor: Cursor, record: Record) -> Cursor:
 
 
 def advance_all(cursor: Cursor, records: Sequence[Record]) -> Cursor:
+    """``advance`` past every record of a batch (no Python step per record when the batch
+    is of one partition, as every read of a file or SQLite log is)."""
+    partitions = set(map(_PARTITION, records))
+    if len(partitions) == 1:
+        partition = partitions.pop()
+        offset = max(map(_OFFSET, records))
+        if offset >= cursor.get(partition, 0):
+            cursor[partition] = offset + 1
+        return cursor
     for record in records:
         if record.offset >= cursor.get(record.partition, 0):
             cursor[record.partition] = record.offset + 1
     return cursor
+
+
+_PARTITION = attrgetter("partition")
+_OFFSET = attrgetter("offset")
 
 
 StopFlag = Callable[[], bool]
@@ -141,6 +155,11 @@ class EventLog(ABC):
     def where(self, record: Record) -> Position:
         """The record's place as a person reads it (``line 12``, ``row 7``...)."""
         return f"{self.position_word} {record.offset}"
+
+    def positions(self, records: Sequence[Record]) -> list[str]:
+        """``str(where(r))`` of each record (logs whose place is a number do it in bulk)."""
+        where = self.where
+        return [str(where(r)) for r in records]
 
     def records(
         self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never

@@ -30,6 +30,7 @@ from events.audit_columns import RowColumns
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from events.schemas import Event, decode_event, times_valid
 from pipeline.audit.transforms import findings_table
+from pipeline.gc_policy import bulk_work
 
 SEQUENCE_KINDS = (SEQUENCE_GAP, SEQUENCE_CONFLICT)
 _event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
@@ -118,9 +119,10 @@ def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[t
 def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> HandRows:
     """Audit the feed; rows of the hands in ``hand_ids`` (findings other than sequence
     findings, which are table-level)."""
-    items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
-                     strict=True))
-    report = audit(items, columns=True)
+    with bulk_work():
+        items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
+                         strict=True))
+        report = audit(items, columns=True)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]
     wagers = [w for w in report.wagers if w.hand_id in wanted]

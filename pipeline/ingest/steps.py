@@ -9,13 +9,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from events.logs import EventLog, advance_all, open_log
-from pipeline.ingest.transforms import BatchStats, decode_records, stored_cursor, write_batch
+from events.logs import Cursor, EventLog, Record, advance_all, open_log
+from pipeline.gc_policy import bulk_work
+from pipeline.ingest.transforms import (
+    BatchStats,
+    DecodedBatch,
+    decode_records,
+    stored_cursor,
+    write_batch,
+)
 from pipeline.warehouse import check_meta, reading, writing
 
 log = logging.getLogger("uth.load")
@@ -40,10 +48,35 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             cursor = stored_cursor(con, name)
         started = time.perf_counter()
-        for records in event_log.read(dict(cursor) or None, max_batch=batch_size):
-            if not records:
-                continue
-            decoded = decode_records(records, event_log.where)
+        with bulk_work():
+            _load_batches(event_log, warehouse, name, cursor, batch_size, day_start_minutes,
+                          stats, started)
+    finally:
+        if isinstance(source, str):
+            event_log.close()
+    return stats
+
+
+def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor: Cursor,
+                  batch_size: int, day_start_minutes: int, stats: BatchStats,
+                  started: float) -> None:
+    """Read and decode the next batch in a helper thread while this one writes the last
+    (DuckDB releases the interpreter while it inserts and commits, so on two cores the
+    two overlap). Batches are still written, and the cursor stored, strictly in order."""
+    batches = iter(event_log.read(dict(cursor) or None, max_batch=batch_size))
+
+    def next_decoded() -> tuple[list[Record], DecodedBatch] | None:
+        for records in batches:
+            if records:
+                return records, decode_records(records, event_log.where,
+                                               event_log.positions(records))
+        return None
+
+    with ThreadPoolExecutor(1, thread_name_prefix="uth-decode") as pool:
+        ahead = pool.submit(next_decoded)
+        while (item := ahead.result()) is not None:
+            ahead = pool.submit(next_decoded)
+            records, decoded = item
             advance_all(cursor, records)
             with writing(warehouse) as con:
                 batch = write_batch(con, decoded, name, cursor, day_start_minutes)
@@ -52,10 +85,6 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
                      "%d so far, %.0f records/s", batch.records, batch.new_events,
                      batch.duplicates, batch.rejected, stats.records,
                      stats.records / max(time.perf_counter() - started, 1e-9))
-    finally:
-        if isinstance(source, str):
-            event_log.close()
-    return stats
 
 
 def _write_partitions(table: pa.Table, root: Path) -> None:

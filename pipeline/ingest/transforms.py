@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import duckdb
@@ -37,6 +39,10 @@ BATCH_SCHEMA = pa.schema([
 _encoder = msgspec.json.Encoder()
 _event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
 _REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
+_VALUE = attrgetter("value")
+_EVENT_ID, _TABLE_ID, _HAND_ID = (attrgetter(n) for n in ("event_id", "table_id", "hand_id"))
+_SEQ, _OCCURRED_AT, _PAYLOAD = (attrgetter(n) for n in ("seq", "occurred_at", "payload"))
+_NAME = attrgetter("__name__")
 
 
 @dataclass
@@ -63,22 +69,27 @@ class BatchStats:
         self.rejected += other.rejected
 
 
-def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) -> DecodedBatch:
-    """Validate ``records``; ``where(record)`` names its place (``row 7``) for messages.
+def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
+                   positions: list[str] | None = None) -> DecodedBatch:
+    """Validate ``records``; ``where(record)`` names its place (``row 7``) for messages
+    (``positions``: ``str(where(r))`` of every record, when the caller has them in bulk).
 
     Valid events become the ``events`` columns (the payload re-encoded as the contract reads
     it: an upcast old event or unknown extra fields are stored in their v1 form); a copy of
     an event already in the batch is dropped here (the first is kept). A player identifier
     (``player_ref``/``player_refs``) is pseudonymized first as ``uth ingest`` does
     (:func:`events.privacy.scrub`; dropped when no key is set), rejected lines included."""
-    if any(_REF_MARK in r.value for r in records):  # players only as pseudonyms
+    # players only as pseudonyms (the search in C, not a Python step per record)
+    if any(map(bytes.__contains__, map(_VALUE, records), repeat(_REF_MARK))):
         records = [r._replace(value=scrub(r.value, without_key="drop"))
                    if needs_scrub(r.value) else r for r in records]
     count = len(records)
     events = _decode_all(records)
     if events is None:
         return _decode_one_by_one(records, where)
-    ids = [ev.event_id for ev in events]
+    ids = list(map(_EVENT_ID, events))
+    if positions is None or len(positions) != count:
+        positions = [str(where(r)) for r in records]
     duplicates = len(ids) - len(set(ids))
     if duplicates:  # keep the first copy of each event_id
         first: dict[str, int] = {}
@@ -86,13 +97,14 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any]) ->
             first.setdefault(event_id, i)
         keep = sorted(first.values())
         events = [events[i] for i in keep]
-        records = [records[i] for i in keep]
+        positions = [positions[i] for i in keep]
         ids = [ids[i] for i in keep]
-    encode = _encoder.encode
-    return _batch(ids, [type(ev).__name__ for ev in events], [ev.table_id for ev in events],
-                  [ev.hand_id for ev in events], [ev.seq for ev in events],
-                  [ev.occurred_at for ev in events], [encode(ev.payload) for ev in events],
-                  [str(where(r)) for r in records], [], count, duplicates)
+    # each column in one C-level pass over the events
+    return _batch(ids, list(map(_NAME, map(type, events))), list(map(_TABLE_ID, events)),
+                  list(map(_HAND_ID, events)), list(map(_SEQ, events)),
+                  list(map(_OCCURRED_AT, events)),
+                  list(map(_encoder.encode, map(_PAYLOAD, events))), positions, [], count,
+                  duplicates)
 
 
 def _decode_all(records: Sequence[Record]) -> list[Any] | None:

@@ -1,0 +1,41 @@
+"""The JSON Lines log reads a file to its end in large blocks; the records must be those of
+its line-by-line reader (the one ``--follow`` uses) on any file: empty lines, CRLF, stray
+carriage returns, a last line without its newline, any start line, any block size."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+import events.logs.jsonl as jsonl
+from events.logs.base import never
+
+
+def _awkward_file(rng: random.Random) -> bytes:
+    parts: list[bytes] = []
+    for _ in range(rng.randint(0, 40)):
+        parts.append(rng.choice([b"", b"{}", b"abc", b"x" * rng.randint(1, 30), b"a\r", b"\r",
+                                 b"b\r\r"]))
+        parts.append(rng.choice([b"\n", b"\r\n"]))
+    data = b"".join(parts)
+    return data[:-1] if data and rng.random() < 0.5 else data
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_block_reader_gives_the_line_readers_records(seed: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    log = jsonl.JsonlLog.__new__(jsonl.JsonlLog)
+    for _ in range(60):
+        data = _awkward_file(rng)
+        first, batch = rng.randint(1, 10), rng.randint(1, 5)
+        monkeypatch.setattr(jsonl, "BLOCK", rng.choice([1, 2, 3, 7, 64, 1 << 22]))
+        by_line = [r for b in log._read_stream(io.BytesIO(data), first, follow=False,
+                                               stop=never, max_batch=batch) for r in b]
+        by_block = [r for b in jsonl._read_blocks(io.BytesIO(data), first, never, batch)
+                    for r in b]
+        assert by_block == by_line
+        assert all(0 < len(b) <= batch
+                   for b in jsonl._read_blocks(io.BytesIO(data), first, never, batch))
