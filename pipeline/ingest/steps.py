@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -60,23 +60,28 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
 def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor: Cursor,
                   batch_size: int, day_start_minutes: int, stats: BatchStats,
                   started: float) -> None:
-    """Read and decode the next batch in a helper thread while this one writes the last
-    (DuckDB releases the interpreter while it inserts and commits, so on two cores the
-    two overlap). Batches are still written, and the cursor stored, strictly in order."""
-    batches = iter(event_log.read(dict(cursor) or None, max_batch=batch_size))
+    """Decode the next batch in a helper thread while this one writes the last (DuckDB
+    releases the interpreter while it inserts and commits, so on two cores the two
+    overlap). The log itself is read only by this thread (a SQLite connection or a Kafka
+    consumer belongs to one), and batches are written, with the cursor after them, in
+    order."""
+    batches = (r for r in event_log.read(dict(cursor) or None, max_batch=batch_size) if r)
 
-    def next_decoded() -> tuple[list[Record], DecodedBatch] | None:
-        for records in batches:
-            if records:
-                return records, decode_records(records, event_log.where,
-                                               event_log.positions(records))
-        return None
+    def decode(records: list[Record], positions: list[str]) -> DecodedBatch:
+        return decode_records(records, event_log.where, positions)
+
+    def submit(pool: ThreadPoolExecutor) -> tuple[list[Record], Future[DecodedBatch]] | None:
+        records = next(batches, None)
+        if records is None:
+            return None
+        return records, pool.submit(decode, records, event_log.positions(records))
 
     with ThreadPoolExecutor(1, thread_name_prefix="uth-decode") as pool:
-        ahead = pool.submit(next_decoded)
-        while (item := ahead.result()) is not None:
-            ahead = pool.submit(next_decoded)
-            records, decoded = item
+        ahead = submit(pool)
+        while ahead is not None:
+            records, future = ahead
+            decoded = future.result()
+            ahead = submit(pool)
             advance_all(cursor, records)
             with writing(warehouse) as con:
                 batch = write_batch(con, decoded, name, cursor, day_start_minutes)

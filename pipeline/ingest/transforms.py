@@ -24,6 +24,7 @@ from typing import Any
 import duckdb
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from events.codec import Rejection, decode_line
 from events.logs.base import Cursor, Record
@@ -209,35 +210,25 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
                 cursor: Cursor, day_start_minutes: int) -> BatchStats:
     """Store one decoded batch and the cursor after it, inside the caller's transaction."""
     rows = batch.events
-    con.register("ingest_batch", rows)
-    try:
-        at = "CAST(b.occurred_at AS TIMESTAMP)"
-        con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE new_events AS
-            SELECT b.event_id, b.type, {SCHEMA_VERSION} AS schema_version, b.table_id,
-                   b.hand_id, b.seq, {at} AS occurred_at,
-                   {gaming_day_sql(at, day_start_minutes)} AS gaming_day,
-                   b.payload, ? AS source, b.position
-            FROM ingest_batch b
-            WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_id = b.event_id)
-            ORDER BY b.ord""", [source])
-    finally:
-        con.unregister("ingest_batch")
-    new = con.execute("SELECT count(*) FROM new_events").fetchall()[0][0]
+    if rows.num_rows:
+        # the events already stored (usually none) leave the batch; the rest go straight
+        # from Arrow into ``events`` (no intermediate table), in log order
+        con.register("ingest_batch", rows)
+        try:
+            stored = con.execute("SELECT b.ord FROM ingest_batch b SEMI JOIN events e "
+                                 "ON e.event_id = b.event_id").fetchall()
+        finally:
+            con.unregister("ingest_batch")
+        if stored:
+            old = pa.array([r[0] for r in stored], pa.int64())
+            rows = rows.filter(pc.invert(pc.is_in(rows["ord"], old)))
+    new = rows.num_rows
     if new:
-        con.execute("INSERT INTO events SELECT * FROM new_events")
-        con.execute("INSERT INTO pending.hands SELECT DISTINCT hand_id FROM new_events "
-                    "WHERE hand_id IS NOT NULL")
-        # a TableOpened delivered late: the hands after it were audited without its rules
-        con.execute("""INSERT INTO pending.hands SELECT DISTINCT e.hand_id
-            FROM events e JOIN new_events o ON e.table_id = o.table_id AND e.seq > o.seq
-            WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL""")
-        con.execute("INSERT INTO pending.sequence SELECT table_id, min(seq) FROM new_events "
-                    "GROUP BY table_id")
-        con.execute("INSERT INTO pending.archive SELECT DISTINCT table_id, gaming_day "
-                    "FROM new_events")
-        con.execute("INSERT INTO pending.hold SELECT DISTINCT table_id, gaming_day "
-                    "FROM new_events WHERE type IN ('ChipsPurchased', 'TableOpened')")
+        con.register("ingest_batch", rows)
+        try:
+            _insert_new(con, source, day_start_minutes)
+        finally:
+            con.unregister("ingest_batch")
     if batch.rejections:
         rej = _rejections_table(batch.rejections)
         con.register("ingest_rejections", rej)
@@ -251,9 +242,32 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         ON CONFLICT (source) DO UPDATE SET position = excluded.position,
             events_loaded = load_positions.events_loaded + excluded.events_loaded,
             updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
-    con.execute("DROP TABLE IF EXISTS new_events")
-    return BatchStats(batch.records, new, rows.num_rows - new + batch.duplicates,
+    return BatchStats(batch.records, new, batch.events.num_rows - new + batch.duplicates,
                       len(batch.rejections))
+
+
+def _insert_new(con: duckdb.DuckDBPyConnection, source: str, day_start_minutes: int) -> None:
+    """Insert the registered ``ingest_batch`` (new events only) and queue the work they
+    make for the later assets."""
+    at = "CAST(b.occurred_at AS TIMESTAMP)"
+    day = gaming_day_sql(at, day_start_minutes)
+    con.execute(f"""
+        INSERT INTO events
+        SELECT b.event_id, b.type, {SCHEMA_VERSION}, b.table_id, b.hand_id, b.seq, {at},
+               {day}, b.payload, ?, b.position
+        FROM ingest_batch b""", [source])
+    con.execute("INSERT INTO pending.hands SELECT DISTINCT hand_id FROM ingest_batch "
+                "WHERE hand_id IS NOT NULL")
+    # a TableOpened delivered late: the hands after it were audited without its rules
+    con.execute("""INSERT INTO pending.hands SELECT DISTINCT e.hand_id
+        FROM events e JOIN ingest_batch o ON e.table_id = o.table_id AND e.seq > o.seq
+        WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL""")
+    con.execute("INSERT INTO pending.sequence SELECT table_id, min(seq) FROM ingest_batch "
+                "GROUP BY table_id")
+    con.execute(f"INSERT INTO pending.archive SELECT DISTINCT b.table_id, {day} "
+                "FROM ingest_batch b")
+    con.execute(f"INSERT INTO pending.hold SELECT DISTINCT b.table_id, {day} "
+                "FROM ingest_batch b WHERE b.type IN ('ChipsPurchased', 'TableOpened')")
 
 
 def event_types() -> list[str]:
