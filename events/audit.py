@@ -194,26 +194,26 @@ class Auditor(Intake):
             full = [(h, table, events) for h, (table, events) in hands]
         else:
             plans = [fast_plan(events, table) for _, (table, events) in hands]
-            cats: list[list[int]] = []
-            judged = judge([p for p in plans if p is not None], cats)
-            verdicts = iter(zip(judged, cats, strict=True))
+            judged = judge([p for p in plans if p is not None],
+                           seat_rows=columns is not None)
+            verdicts = iter(zip(*judged, strict=True))
             for (hand_id, (table, events)), plan in zip(hands, plans, strict=True):
-                ok, seat_cats = next(verdicts) if plan is not None else (False, [])
+                ok, seats, nets, cats = next(verdicts) if plan is not None else (
+                    False, [], {}, [])
                 if not ok or plan is None:
                     full.append((hand_id, table, events))
                 elif columns is not None:
                     if plan.voided or table is None or self.quiet:
                         full.append((hand_id, table, events))  # rows of the full path
                     else:
-                        columns.add(hand_id, table, plan, seat_cats)
+                        columns.add(hand_id, table, plan, seats, cats)
                         self._remember(hand_id, table, events, None)
+                elif plan.voided:  # kept whole: a late payout of a voided hand is judged
+                    self._remember(hand_id, table, encode(events), None)
                 else:
-                    if plan.voided:  # kept whole: a late payout of a voided hand is judged
-                        self._remember(hand_id, table, encode(events), None)
-                    else:
-                        first: Any = events[0]  # a plain hand begins with HandStarted
-                        self._remember(hand_id, table, CleanHand(
-                            first.table_id, first.payload.dealer_id, plan.nets), None)
+                    first: Any = events[0]  # a plain hand begins with HandStarted
+                    self._remember(hand_id, table, CleanHand(
+                        first.table_id, first.payload.dealer_id, nets), None)
         if full:
             self._settle_fully(full)
 

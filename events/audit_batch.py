@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +25,8 @@ from events.replay import HandState
 from events.replay_fast import Plan, SeatPlan
 from events.rulesets import Ruleset
 from events.settlement import OUTCOME_NAMES, settle_batch
+
+OUTCOME_CODES = {name: code for code, name in OUTCOME_NAMES.items()}
 
 _SPOTS = ("ante", "blind", "play", "trips")
 _Player = tuple[int, int, int, int, int, bool, int, int, Ruleset]
@@ -135,19 +138,40 @@ def _judge(states: Sequence[HandState], rows: list[list[int]], players: list[_Pl
 
 
 
-def judge(plans: Sequence[Plan], categories: list[list[int]] | None = None) -> list[bool]:
+class Judged(NamedTuple):
+    """What :func:`judge` found, per plan: ``ok`` (every payout right, one per wager) and,
+    for the ok ones, each seat's row ``(seat, ante, play, trips, folded`` then the recorded
+    ``(outcome code, amount)`` of ante, blind, play and trips, code 2 where no wager``)``,
+    the seats' nets and hand categories (empty lists for the others)."""
+
+    ok: list[bool]
+    seats: list[list[tuple[int, ...]]]
+    nets: list[dict[int, int]]
+    categories: list[list[int]]
+
+
+_SPOT_INDEX = {"ante": 0, "blind": 1, "play": 2, "trips": 3}
+
+
+def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
     """For each plain hand, whether every recorded payout is the engine's settlement: all
     the seven-card hands in one ``evaluate7`` call, the wagers of each ruleset in one
-    ``settle_batch`` call, the comparison in NumPy. ``False`` sends the hand to the full
-    path, which words the findings. A ``categories`` list receives, per plan, the hand
-    category of each of its seats (in ``plan.seats`` order; empty for a voided plan)."""
-    ok = [True] * len(plans)
+    ``settle_batch`` call, and the payouts matched to the wagers and compared in NumPy
+    (exactly one per wager, none elsewhere). A plan not ok goes to the full path, which
+    words the findings. ``seat_rows``: the seat rows and categories too (the warehouse's)."""
+    n_plans = len(plans)
+    ok = [True] * n_plans
     rows: list[list[int]] = []
     seats: list[SeatPlan] = []
     d_rows: list[int] = []
     owner: list[int] = []
     rulesets: dict[int, Ruleset] = {}
     group: list[int] = []
+    p_owner: list[int] = []
+    p_seat: list[int] = []
+    p_spot: list[str] = []
+    p_outcome: list[str] = []
+    p_amount: list[int] = []
     for i, plan in enumerate(plans):
         if plan.voided or plan.ruleset is None:
             continue
@@ -161,25 +185,25 @@ def judge(plans: Sequence[Plan], categories: list[list[int]] | None = None) -> l
         key = id(plan.ruleset)
         rulesets[key] = plan.ruleset
         group += [key] * n
+        p_owner += [i] * len(plan.pays[0])
+        p_seat += plan.pays[0]
+        p_spot += plan.pays[1]
+        p_outcome += plan.pays[2]
+        p_amount += plan.pays[3]
+    empty = Judged(ok, [[] for _ in plans], [{} for _ in plans], [[] for _ in plans])
     if not seats:
-        if categories is not None:
-            categories.extend([] for _ in plans)
-        return ok
+        return empty
     strength = evaluate7(_matrix(rows, 7, np.int16))
     cat = category(strength)
     # player rows follow their dealer's row: row of seat k = its dealer row + its place
-    table = _matrix(seats, len(seats[0]), np.int64)
+    table = _matrix(seats, 5, np.int64)
     d_idx = np.array(d_rows, dtype=np.intp)
     p_idx = d_idx + _places(plans)
-    if categories is not None:
-        flat = cat[p_idx].tolist()
-        k = 0
-        for plan in plans:
-            n = 0 if plan.voided or plan.ruleset is None else len(plan.seats)
-            categories.append(flat[k:k + n])
-            k += n
+    owners = np.array(owner, dtype=np.int64)
+    bad_plan = np.zeros(n_plans, dtype=bool)
+    code, amount = _recorded(table, owners, p_owner, p_seat, p_spot, p_outcome, p_amount,
+                             bad_plan)
     keys = np.array(group, dtype=np.int64)
-    bad = np.zeros(len(seats), dtype=bool)
     for key, ruleset in rulesets.items():
         sel = np.flatnonzero(keys == key)
         t = table[sel]
@@ -189,11 +213,69 @@ def judge(plans: Sequence[Plan], categories: list[list[int]] | None = None) -> l
         wrong = np.zeros(len(sel), dtype=bool)
         for k, spot in enumerate(_SPOTS):
             codes, amounts = res[spot]
-            wrong |= (t[:, 5 + 2 * k] != codes) | (t[:, 6 + 2 * k] != amounts)
-        bad[sel] = wrong
-    for i in set(np.asarray(owner)[bad].tolist()):
+            wrong |= (code[sel, k] != codes) | (amount[sel, k] != amounts)
+        bad_plan[owners[sel[wrong]]] = True
+    for i in np.flatnonzero(bad_plan).tolist():
         ok[i] = False
-    return ok
+    return _details(plans, ok, empty, table, code, amount, cat[p_idx], seat_rows)
+
+
+def _recorded(table: np.ndarray, owners: np.ndarray, p_owner: list[int], p_seat: list[int],
+              p_spot: list[str], p_outcome: list[str], p_amount: list[int],
+              bad_plan: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each seat's recorded (outcome code, amount) per spot, 2 and 0 where none; a plan
+    with a payout of a seat without wagers or two payouts of one wager is marked in
+    ``bad_plan``."""
+    n = len(table)
+    code = np.full((n, 4), 2, dtype=np.int64)
+    amount = np.zeros((n, 4), dtype=np.int64)
+    if p_owner:
+        # a seat row's key: its plan and seat number; payouts find their seat row by it
+        width = int(max(table[:, 0].max(), max(p_seat))) + 1
+        seat_keys = owners * width + table[:, 0]
+        order = np.argsort(seat_keys, kind="stable")
+        sorted_keys = seat_keys[order]
+        pay_owner = np.array(p_owner, dtype=np.int64)
+        pay_keys = pay_owner * width + np.array(p_seat, dtype=np.int64)
+        at = np.minimum(np.searchsorted(sorted_keys, pay_keys), n - 1)
+        found = sorted_keys[at] == pay_keys
+        bad_plan[pay_owner[~found]] = True
+        row = order[at[found]]
+        spot = np.array(list(map(_SPOT_INDEX.__getitem__, p_spot)), dtype=np.int64)[found]
+        slot = row * 4 + spot
+        taken, counts = np.unique(slot, return_counts=True)
+        bad_plan[owners[taken[counts > 1] // 4]] = True  # a wager paid twice
+        code.reshape(-1)[slot] = np.array(list(map(OUTCOME_CODES.__getitem__, p_outcome)),
+                                          dtype=np.int64)[found]
+        amount.reshape(-1)[slot] = np.array(p_amount, dtype=np.int64)[found]
+    # (a wager never paid keeps code 2, a payout on a spot without a wager has another:
+    # both differ from the settlement, which gives 2 exactly where there is no wager)
+    return code, amount
+
+
+def _details(plans: Sequence[Plan], ok: list[bool], out: Judged, table: np.ndarray,
+             code: np.ndarray, amount: np.ndarray, cats: np.ndarray, rows: bool) -> Judged:
+    """Fill ``out`` with the nets of the ok plans and, with ``rows``, their seat rows and
+    categories."""
+    nets = amount.sum(axis=1).tolist()
+    seat_numbers = table[:, 0].tolist()
+    full = cat_list = []
+    if rows:
+        full = np.concatenate([table, np.stack([code, amount], axis=2).reshape(-1, 8)],
+                              axis=1).tolist()
+        cat_list = cats.tolist()
+    k = 0
+    for i, plan in enumerate(plans):
+        if plan.voided or plan.ruleset is None:
+            continue
+        n = len(plan.seats)
+        if ok[i]:
+            out.nets[i] = dict(zip(seat_numbers[k:k + n], nets[k:k + n], strict=True))
+            if rows:
+                out.seats[i] = list(map(tuple, full[k:k + n]))
+                out.categories[i] = cat_list[k:k + n]
+        k += n
+    return out
 
 
 def _matrix(rows: Sequence[Sequence[int]], width: int, dtype: type) -> np.ndarray:

@@ -38,7 +38,9 @@ class RowColumns:
         return len(self.hands["hand_id"])
 
     def add(self, hand_id: str, table: TableContext, plan: Plan,
-            categories: Sequence[int]) -> None:
+            seats: Sequence[Sequence[int]], categories: Sequence[int]) -> None:
+        """The rows of a plain hand the judge found right: ``seats`` and ``categories``
+        as :class:`events.audit_batch.Judged` gives them."""
         first = plan.first
         assert first is not None
         p = first.payload
@@ -55,7 +57,7 @@ class RowColumns:
         (w_hand, w_table, w_dealer, w_ruleset, w_seat, w_spot, w_amount, w_rec_out, w_rec,
          w_cor_out, w_cor, w_cat) = (self.wagers[c] for c in WAGER_COLUMNS)
         names = _OUTCOME
-        for seat_plan, cat in sorted(zip(plan.seats, categories, strict=True)):
+        for seat_plan, cat in sorted(zip(seats, categories, strict=True)):
             seat, ante, play, trips = seat_plan[:4]
             for k, stake in enumerate((ante, ante, play, trips)):
                 if not stake:

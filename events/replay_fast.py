@@ -294,23 +294,24 @@ def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
 
 # ------------------------------------------------------------------------ the lean audit
 
-#: A seat of a plain hand: seat, ante, play, trips, folded (0/1), then the recorded
-#: (outcome code, amount) of ante, blind, play, trips (code 2 and 0 where no wager).
-SeatPlan = tuple[int, ...]
+#: A seat of a plain hand: seat, ante, play, trips, folded (0/1).
+SeatPlan = tuple[int, int, int, int, int]
 
+#: Outcome codes of the lean audit (``events.settlement`` uses the same; 2: no wager).
 _CODE = {"win": 1, "push": 0, "lose": -1}
 
 
 class Plan(NamedTuple):
     """A plain finished hand, ready to be judged in bulk (``events.audit_batch.judge``):
-    its seven-card hands as card indices and every wager with its recorded payout."""
+    its seven-card hands as card indices, every wager, and every recorded payout as
+    parallel lists (seat, spot, outcome, amount), checked against the wagers there."""
 
     ruleset: Ruleset | None
     voided: bool
     dealer: list[int]
     rows: list[list[int]]
     seats: list[SeatPlan]
-    nets: dict[int, int]  # seat -> the net recorded on the hand
+    pays: tuple[list[int], list[str], list[str], list[int]] = ([], [], [], [])
     first: HandStarted | None = None  # what the warehouse row of the hand is made of
     ended_at: str | None = None
     dealing_order: str | None = None
@@ -327,49 +328,32 @@ def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | Non
         for ev in w.pays:
             if ev.payload.outcome != "push":  # (a push carries 0)
                 return None
-        return Plan(None, True, [], [], [], {}) if _payouts(w) is not None else None
+        return Plan(None, True, [], [], []) if _payouts(w) is not None else None
     if w.early:
         return None  # a payout before the dealer's reveal: the full path words it
     assert table is not None
     ruleset = table.ruleset
     if ruleset is None or not w.dealer_revealed or len(w.community) != 5 or not w.dealer:
         return None
-    # (seat, spot) -> the recorded (outcome code, amount), built without a Python step
-    # per payout (the payouts are a third of a hand's events)
-    ps = list(map(_PAYLOAD, w.pays))
-    keys = zip(map(_SEAT, ps), map(_SPOT_NAME, ps), strict=True)
-    paid = dict(zip(keys, zip(map(_CODE.__getitem__, map(_OUTCOME, ps)), map(_AMOUNT, ps),
-                              strict=True), strict=True))
-    if len(paid) != len(ps):
-        return None  # a wager settled twice
     bets, dec, holes = w.bets, w.dec, w.hole
     idx = CARD_INDEX
     comm = [idx[c] for c in w.community]
     rows: list[list[int]] = []
     seats: list[SeatPlan] = []
-    nets: dict[int, int] = {}
-    wagers = 0
-    get = paid.get
     for seat, (ante, blind, trips) in bets.items():
         d = dec.get(seat)
         hole = holes.get(seat)
         if d is None or not (d[0] or d[3]) or hole is None or ante != blind:
             return None  # neither raised nor folded, or no cards: the full path says why
         play = d[0]
-        a, b, p, t = get((seat, "ante")), get((seat, "blind")), get((seat, "play")), \
-            get((seat, "trips"))
-        # every wager paid, no payout on a spot without one
-        if a is None or b is None or (p is None) == bool(play) or (t is None) == bool(trips):
-            return None
-        p = p or _NO_WAGER
-        t = t or _NO_WAGER
-        wagers += 2 + bool(play) + bool(trips)
         rows.append([idx[hole[0]], idx[hole[1]], *comm])
-        seats.append((seat, ante, play, trips, 0 if play else 1, *a, *b, *p, *t))
-        nets[seat] = a[1] + b[1] + p[1] + t[1]
-    if wagers != len(paid):
-        return None  # a payout of a seat without a wager
-    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, nets, w.first,
+        seats.append((seat, ante, play, trips, 0 if play else 1))
+    # the payouts as columns (no Python step per payout: they are a third of the events);
+    # the judge checks them against the wagers, one per wager, in NumPy
+    ps = list(map(_PAYLOAD, w.pays))
+    pays = (list(map(_SEAT, ps)), list(map(_SPOT_NAME, ps)), list(map(_OUTCOME, ps)),
+            list(map(_AMOUNT, ps)))
+    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, pays, w.first,
                 w.ended_at, w.order)
 
 
@@ -378,4 +362,3 @@ _SEAT = attrgetter("seat")
 _SPOT_NAME = attrgetter("spot")
 _OUTCOME = attrgetter("outcome")
 _AMOUNT = attrgetter("amount")
-_NO_WAGER = (2, 0)
