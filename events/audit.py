@@ -62,7 +62,7 @@ from events.audit_settle import HandSettlement, settle_hand, settle_hands
 from events.codec import Rejection
 from events.evidence import evidence
 from events.replay import HandState, TableContext, apply, fold
-from events.replay_fast import fast_fold, fast_plan
+from events.replay_fast import Plan, fast_fold, fast_plan
 from events.schemas import (
     DisputeOpened,
     DisputeResolved,
@@ -144,6 +144,7 @@ class Auditor(Intake):
         self._on_finding = on_finding
         self._on_dispute = on_dispute
         self._on_rejected = on_rejected
+        self._plans: dict[str, Plan | None] = {}  # hands planned when they ended
 
     # ------------------------------------------------------------------------- output
 
@@ -177,6 +178,17 @@ class Auditor(Intake):
             return replace(f, position=where[f.event_id])
         return f
 
+    def _ended(self, hand_id: str, table_id: str) -> None:
+        # a plain hand is planned as it ends, while its events are still in the processor's
+        # cache (at the flush, a batch of hands later, they are read back from memory)
+        if not self.records or self.columns is not None:
+            table, events = self.open[hand_id]
+            self._plans[hand_id] = fast_plan(events, table)
+        super()._ended(hand_id, table_id)
+
+    def _changed(self, hand_id: str) -> None:
+        self._plans.pop(hand_id, None)  # planned again at the flush, with the new event
+
     def flush(self) -> None:
         """Settle the hands that ended (or were abandoned) since the last flush.
 
@@ -193,7 +205,9 @@ class Auditor(Intake):
         if self.records and columns is None:
             full = [(h, table, events) for h, (table, events) in hands]
         else:
-            plans = [fast_plan(events, table) for _, (table, events) in hands]
+            planned = self._plans
+            plans = [planned.pop(h) if h in planned else fast_plan(events, table)
+                     for h, (table, events) in hands]
             judged = judge([p for p in plans if p is not None],
                            seat_rows=columns is not None)
             verdicts = iter(zip(*judged, strict=True))

@@ -172,6 +172,7 @@ class Intake:
         hand = self.ready.get(hand_id)
         if hand is not None:
             hand[1].append(ev)  # e.g. a dispute before the hand was settled
+            self._changed(hand_id)
             return
         done = self.completed.get(hand_id)
         if done is not None:
@@ -188,6 +189,9 @@ class Intake:
         self.hands_seen += 1
         if type(ev) in _ENDS:
             self._ended(hand_id, table_id)
+
+    def _changed(self, hand_id: str) -> None:
+        """A hand waiting to be settled got another event."""
 
     def _ended(self, hand_id: str, table_id: str) -> None:
         self.ready[hand_id] = self.open.pop(hand_id)
