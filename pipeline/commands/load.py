@@ -30,6 +30,9 @@ def register(sub: Any) -> None:
                    help="hands audited per transaction (default 5000)")
     p.add_argument("--audit-workers", type=int, default=0,
                    help="processes auditing hands (default 0: one per core for big loads)")
+    p.add_argument("--from-archive", default="", metavar="DIR",
+                   help="first restore the events of this Parquet archive (rebuilding a lost "
+                        "warehouse), then load as usual")
     p.add_argument("--rebuild-rollups", action="store_true",
                    help="rebuild every rollup key, not only those touched")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -72,6 +75,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.dagster_logs:
         run_config["loggers"] = {"console": {"config": {"log_level": "CRITICAL"}}}
         logging.getLogger("dagster").setLevel(logging.CRITICAL)
+    if args.from_archive:
+        from pipeline.ingest.steps import restore_archive
+
+        try:
+            restored = restore_archive(args.from_archive, args.warehouse,
+                                       day_start_minutes=parse_day_start(args.gaming_day_start))
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"uth load: {exc}", file=sys.stderr)
+            return 2
+        print(f"uth load: restored {restored:,} events from the archive {args.from_archive}",
+              flush=True)
     print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
     with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize([*ASSETS, *CHECKS], resources=resources, run_config=run_config,

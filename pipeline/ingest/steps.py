@@ -21,10 +21,11 @@ from pipeline.ingest.transforms import (
     BatchStats,
     DecodedBatch,
     decode_records,
+    queue_work,
     stored_cursor,
     write_batch,
 )
-from pipeline.warehouse import check_meta, reading, writing
+from pipeline.warehouse import Connection, check_meta, gaming_day_sql, reading, writing
 
 log = logging.getLogger("uth.load")
 
@@ -132,3 +133,57 @@ def read_archive(root: str | Path, columns: Sequence[str] | None = None) -> pa.T
     """The archived events (partition columns restored), e.g. to rebuild a warehouse."""
     dataset = ds.dataset(Path(root), format="parquet", partitioning=ARCHIVE_PARTITIONING)
     return dataset.to_table(columns=list(columns) if columns else None)
+
+
+def restore_archive(root: str | Path, warehouse: str | Path, *,
+                    day_start_minutes: int = 360, batch_rows: int = 1_000_000) -> int:
+    """Put the archived events back into ``events`` (those not stored already) and queue
+    their hands, sequences and rollups as a load does, a batch of rows per transaction;
+    returns how many were restored. The archive is the record a rebuild starts from when
+    the warehouse file is lost: run the load after it (``uth load --from-archive``), which
+    audits the restored hands and reads the log, skipping every event already restored
+    (dead letters, which the archive does not hold, come back from the log)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: no Parquet archive here")
+    dataset = ds.dataset(root, format="parquet", partitioning=ARCHIVE_PARTITIONING)
+    with writing(warehouse) as con:
+        check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
+        columns = [r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
+            "ORDER BY ordinal_position").fetchall()]
+    restored = 0
+    with bulk_work():
+        for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
+            rows = pa.Table.from_batches([batch]).select(columns)
+            with writing(warehouse) as con:
+                restored += _restore_rows(con, rows, day_start_minutes)
+            log.info("archive: restored %d events so far from %s", restored, root)
+    return restored
+
+
+def _restore_rows(con: Connection, rows: pa.Table, day_start_minutes: int) -> int:
+    con.register("restored", rows)
+    try:
+        # the gaming day again from the time, by this warehouse's day start
+        day = gaming_day_sql("r.occurred_at", day_start_minutes)
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE new_events AS
+            SELECT r.* REPLACE ({day} AS gaming_day)
+            FROM restored r ANTI JOIN events e ON e.event_id = r.event_id
+            QUALIFY row_number() OVER (PARTITION BY r.event_id) = 1""")
+    finally:
+        con.unregister("restored")
+    new = int(con.execute("SELECT count(*) FROM new_events").fetchall()[0][0])
+    if new:
+        con.execute("INSERT INTO events SELECT * FROM new_events ORDER BY table_id, seq")
+        queue_work(con, "new_events", day_start_minutes)
+        con.execute("INSERT INTO pending.archive SELECT DISTINCT table_id, gaming_day "
+                    "FROM new_events")
+        # credited to the log they came from; its position stays unknown (read from its
+        # start next time, every restored event skipped)
+        con.execute("""INSERT INTO load_positions
+            SELECT source, NULL, count(*), now() FROM new_events GROUP BY source
+            ON CONFLICT (source) DO UPDATE SET
+                events_loaded = load_positions.events_loaded + excluded.events_loaded""")
+    con.execute("DROP TABLE IF EXISTS new_events")
+    return new
