@@ -122,7 +122,7 @@ def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> Hand
     with bulk_work():
         items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
                          strict=True))
-        report = audit(items, columns=True)
+        report = audit(items, columns=True, batch=1024)  # (see uth audit's HANDS_PER_FLUSH)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]
     wagers = [w for w in report.wagers if w.hand_id in wanted]
