@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
+import numpy as np
 
 from events.cards import DECK
 
@@ -75,9 +76,40 @@ def time_problem(text: str) -> str | None:
 
 
 def times_valid(events: Sequence[Event]) -> bool:
-    """True when every event's ``occurred_at`` is a contract time (one regex call)."""
+    """True when every event's ``occurred_at`` is a contract time: in one NumPy pass when
+    all have the common form ``2026-11-29T21:03:11.123Z``, else by one regex call."""
     joined = "\n".join([e.occurred_at for e in events]) + "\n"
+    if _common_form(joined, len(events)):
+        return True
     return joined.count("\n") == len(events) and _REAL_TIMES(joined) is not None
+
+
+# the common form, 24 characters and a newline: where the digits and separators are
+_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
+_SEPARATORS = {4: ord("-"), 7: ord("-"), 10: ord("T"), 13: ord(":"), 16: ord(":"),
+               19: ord("."), 23: ord("Z"), 24: ord("\n")}
+
+
+def _common_form(joined: str, n: int) -> bool:
+    """True when ``joined`` is ``n`` real times of the form ``YYYY-MM-DDTHH:MM:SS.fffZ``,
+    each followed by a newline (what the regex accepts, checked column by column; any
+    other form, valid or not, is left to the regex)."""
+    if n == 0 or len(joined) != 25 * n or not joined.isascii():
+        return False
+    rows = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(n, 25)
+    for col, char in _SEPARATORS.items():
+        if not (rows[:, col] == char).all():
+            return False
+    digits = rows[:, _DIGITS].astype(np.int16) - ord("0")
+    if not ((digits >= 0) & (digits <= 9)).all():
+        return False
+    month = digits[:, 4] * 10 + digits[:, 5]
+    day = digits[:, 6] * 10 + digits[:, 7]
+    hour = digits[:, 8] * 10 + digits[:, 9]
+    minute = digits[:, 10] * 10 + digits[:, 11]
+    second = digits[:, 12] * 10 + digits[:, 13]
+    return bool(((month >= 1) & (month <= 12) & (day >= 1) & (day <= 31) & (hour <= 23)
+                 & (minute <= 59) & (second <= 60)).all())
 
 
 class _Payload(
