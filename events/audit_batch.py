@@ -24,11 +24,10 @@ from events.evaluation import category, evaluate7
 from events.replay import HandState
 from events.replay_fast import Plan, SeatPlan
 from events.rulesets import Ruleset
-from events.settlement import OUTCOME_NAMES, settle_batch
+from events.settlement import OUTCOME_NAMES, SPOTS, settle_batch
 
 OUTCOME_CODES = {name: code for code, name in OUTCOME_NAMES.items()}
 
-_SPOTS = ("ante", "blind", "play", "trips")
 _Player = tuple[int, int, int, int, int, bool, int, int, Ruleset]
 
 
@@ -116,7 +115,7 @@ def _judge(states: Sequence[HandState], rows: list[list[int]], players: list[_Pl
         res = settle_batch(ruleset, [p[2] for p in sel], [p[3] for p in sel],
                            [p[4] for p in sel], [p[5] for p in sel], strength[p_rows],
                            cat[p_rows], strength[d_rows], cat[d_rows])
-        cols = [(spot, res[spot][0].tolist(), res[spot][1].tolist()) for spot in _SPOTS]
+        cols = [(spot, res[spot][0].tolist(), res[spot][1].tolist()) for spot in SPOTS]
         for j, p in enumerate(sel):
             hand = p[0]
             if hand in bad:
@@ -150,7 +149,7 @@ class Judged(NamedTuple):
     categories: list[list[int]]
 
 
-_SPOT_INDEX = {"ante": 0, "blind": 1, "play": 2, "trips": 3}
+_SPOT_INDEX = {spot: k for k, spot in enumerate(SPOTS)}
 
 
 def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
@@ -211,7 +210,7 @@ def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
                            strength[p_idx[sel]], cat[p_idx[sel]], strength[d_idx[sel]],
                            cat[d_idx[sel]])
         wrong = np.zeros(len(sel), dtype=bool)
-        for k, spot in enumerate(_SPOTS):
+        for k, spot in enumerate(SPOTS):
             codes, amounts = res[spot]
             wrong |= (code[sel, k] != codes) | (amount[sel, k] != amounts)
         bad_plan[owners[sel[wrong]]] = True
@@ -254,13 +253,15 @@ def _recorded(table: np.ndarray, owners: np.ndarray, p_owner: list[int], p_seat:
 
 
 def _details(plans: Sequence[Plan], ok: list[bool], out: Judged, table: np.ndarray,
-             code: np.ndarray, amount: np.ndarray, cats: np.ndarray, rows: bool) -> Judged:
-    """Fill ``out`` with the nets of the ok plans and, with ``rows``, their seat rows and
-    categories."""
+             code: np.ndarray, amount: np.ndarray, cats: np.ndarray,
+             seat_rows: bool) -> Judged:
+    """Fill ``out`` with the nets of the ok plans and, with ``seat_rows``, their seat rows
+    and categories."""
     nets = amount.sum(axis=1).tolist()
     seat_numbers = table[:, 0].tolist()
-    full = cat_list = []
-    if rows:
+    full: list[list[int]] = []
+    cat_list: list[int] = []
+    if seat_rows:
         full = np.concatenate([table, np.stack([code, amount], axis=2).reshape(-1, 8)],
                               axis=1).tolist()
         cat_list = cats.tolist()
@@ -271,7 +272,7 @@ def _details(plans: Sequence[Plan], ok: list[bool], out: Judged, table: np.ndarr
         n = len(plan.seats)
         if ok[i]:
             out.nets[i] = dict(zip(seat_numbers[k:k + n], nets[k:k + n], strict=True))
-            if rows:
+            if seat_rows:
                 out.seats[i] = list(map(tuple, full[k:k + n]))
                 out.categories[i] = cat_list[k:k + n]
         k += n

@@ -15,14 +15,13 @@ from typing import Any
 
 from events.replay_fast import Plan
 from events.replay_state import TableContext
+from events.settlement import OUTCOME_NAMES, SPOTS
 
 HAND_COLUMNS = ("hand_id", "table_id", "ruleset", "currency", "dealer_id", "seats",
                 "seat_count", "started_at", "ended_at", "status", "dealing_order", "shoe_id")
 WAGER_COLUMNS = ("hand_id", "table_id", "dealer_id", "ruleset", "seat", "spot", "amount",
                  "recorded_outcome", "recorded_result", "correct_outcome", "correct_result",
                  "player_category")
-_SPOTS = ("ante", "blind", "play", "trips")
-_OUTCOME = {1: "win", 0: "push", -1: "lose"}
 
 
 class RowColumns:
@@ -56,7 +55,7 @@ class RowColumns:
             h[name].append(value)
         (w_hand, w_table, w_dealer, w_ruleset, w_seat, w_spot, w_amount, w_rec_out, w_rec,
          w_cor_out, w_cor, w_cat) = (self.wagers[c] for c in WAGER_COLUMNS)
-        names = _OUTCOME
+        names = OUTCOME_NAMES
         for seat_plan, cat in sorted(zip(seats, categories, strict=True)):
             seat, ante, play, trips = seat_plan[:4]
             for k, stake in enumerate((ante, ante, play, trips)):
@@ -69,7 +68,7 @@ class RowColumns:
                 w_dealer.append(dealer_id)
                 w_ruleset.append(ruleset)
                 w_seat.append(seat)
-                w_spot.append(_SPOTS[k])
+                w_spot.append(SPOTS[k])
                 w_amount.append(stake)
                 w_rec_out.append(outcome)
                 w_rec.append(amount)

@@ -127,7 +127,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     community: tuple[str, ...] = ()
     dealer: tuple[str, ...] = ()
     revealed: tuple[str, ...] = ()
-    street_now: str | None = "preflop"  # the street decisions are taken on (None: none)
+    street_now = "preflop"  # the street decisions are taken on now
     dealer_revealed: tuple[str, ...] = ()
     order: str | None = None
     pays: list[Any] = []
@@ -296,10 +296,6 @@ def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
 
 #: A seat of a plain hand: seat, ante, play, trips, folded (0/1).
 SeatPlan = tuple[int, int, int, int, int]
-
-#: Outcome codes of the lean audit (``events.settlement`` uses the same; 2: no wager).
-_CODE = {"win": 1, "push": 0, "lose": -1}
-
 
 class Plan(NamedTuple):
     """A plain finished hand, ready to be judged in bulk (``events.audit_batch.judge``):

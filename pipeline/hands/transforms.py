@@ -148,7 +148,7 @@ def _columns_tables(columns: RowColumns, wanted: set[str]) -> tuple[pa.Table, pa
     wager_table = pa.table({name: pa.array(values, WAGERS_SCHEMA.field(name).type)
                             for name, values in wager_cols.items()}
                            ).select(WAGERS_SCHEMA.names).cast(WAGERS_SCHEMA)
-    if len(wanted) < len(set(hand_cols["hand_id"])):
+    if not wanted.issuperset(hand_cols["hand_id"]):
         keep = pa.array(sorted(wanted), pa.string())
         hand_table = hand_table.filter(pc.is_in(hand_table["hand_id"], keep))
         wager_table = wager_table.filter(pc.is_in(wager_table["hand_id"], keep))

@@ -177,8 +177,6 @@ def _restore_rows(con: Connection, rows: pa.Table, day_start_minutes: int) -> in
     if new:
         con.execute("INSERT INTO events SELECT * FROM new_events ORDER BY table_id, seq")
         queue_work(con, "new_events", day_start_minutes)
-        con.execute("INSERT INTO pending.archive SELECT DISTINCT table_id, gaming_day "
-                    "FROM new_events")
         # credited to the log they came from; its position stays unknown (read from its
         # start next time, every restored event skipped)
         con.execute("""INSERT INTO load_positions

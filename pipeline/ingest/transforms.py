@@ -256,15 +256,14 @@ def _insert_new(con: duckdb.DuckDBPyConnection, source: str, day_start_minutes: 
         SELECT b.event_id, b.type, {SCHEMA_VERSION}, b.table_id, b.hand_id, b.seq, {at},
                {day}, b.payload, ?, b.position
         FROM ingest_batch b""", [source])
-    con.execute(f"INSERT INTO pending.archive SELECT DISTINCT b.table_id, {day} "
-                "FROM ingest_batch b")
     queue_work(con, "ingest_batch", day_start_minutes)
 
 
 def queue_work(con: duckdb.DuckDBPyConnection, new: str, day_start_minutes: int) -> None:
     """Queue what the new events in table ``new`` (``events`` columns, or the ingest
     batch's) ask of the later assets: their hands (and those after a late
-    ``TableOpened``), their tables' sequences, the hold rollups of buy-ins."""
+    ``TableOpened``), their tables' sequences, their archive partitions, the hold rollups
+    of buy-ins."""
     day = gaming_day_sql("CAST(b.occurred_at AS TIMESTAMP)", day_start_minutes)
     con.execute(f"INSERT INTO pending.hands SELECT DISTINCT hand_id FROM {new} "
                 "WHERE hand_id IS NOT NULL")
@@ -274,6 +273,7 @@ def queue_work(con: duckdb.DuckDBPyConnection, new: str, day_start_minutes: int)
         WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL""")
     con.execute(f"INSERT INTO pending.sequence SELECT table_id, min(seq) FROM {new} "
                 "GROUP BY table_id")
+    con.execute(f"INSERT INTO pending.archive SELECT DISTINCT b.table_id, {day} FROM {new} b")
     con.execute(f"INSERT INTO pending.hold SELECT DISTINCT b.table_id, {day} "
                 f"FROM {new} b WHERE b.type IN ('ChipsPurchased', 'TableOpened')")
 
