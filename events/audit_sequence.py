@@ -54,7 +54,28 @@ class _Table:
     expect: int = 0
     held: dict[int, tuple[Event, Any]] = field(default_factory=dict)
     seen: dict[int, str] = field(default_factory=dict)  # seq -> event_id (recent ones)
-    old: dict[int, str] = field(default_factory=dict)  # the generation before ``seen``
+    # runs taken whole: (first seq, their event ids); a list per run, not a dict entry per
+    # event (a redelivery, which needs the look-up, is rare)
+    runs: list[tuple[int, list[str]]] = field(default_factory=list)
+    count: int = 0  # how many seq numbers ``seen`` and ``runs`` hold
+    old: tuple[dict[int, str], list[tuple[int, list[str]]]] = field(
+        default_factory=lambda: ({}, []))  # the generation before
+
+    def remembered(self, seq: int) -> str | None:
+        """The event id first received with ``seq``, while it is remembered."""
+        for seen, runs in ((self.seen, self.runs), self.old):
+            known = seen.get(seq)
+            if known is not None:
+                return known
+            for first, ids in reversed(runs):
+                if first <= seq < first + len(ids):
+                    return ids[seq - first]
+        return None
+
+    def age(self, window: int) -> None:
+        """Past ``window`` seq numbers, the remembered ones become the old generation."""
+        if self.count > window:
+            self.old, self.seen, self.runs, self.count = (self.seen, self.runs), {}, [], 0
 
 
 class Sequencer:
@@ -92,11 +113,11 @@ class Sequencer:
         if (t.held or events[0].seq != first or events[-1].seq != first + n - 1
                 or list(map(_SEQ, events)) != list(range(first, first + n))):
             return False
-        t.seen.update(zip(range(first, first + n), map(_ID, events), strict=True))
+        t.runs.append((first, list(map(_ID, events))))
+        t.count += n
         t.expect = first + n
         self.distinct += n
-        if len(t.seen) > self.window:
-            t.old, t.seen = t.seen, {}
+        t.age(self.window)
         return True
 
     def push(self, ev: Event, position: Any, process: Process) -> None:
@@ -109,15 +130,15 @@ class Sequencer:
         if seq == t.expect:
             self.distinct += 1
             t.seen[seq] = ev.event_id
+            t.count += 1
             t.expect = seq + 1
             process(ev, position)
             if t.held:
                 self._drain(t, process)
-            if len(t.seen) > self.window:
-                t.old, t.seen = t.seen, {}
+            t.age(self.window)
             return
         if seq < t.expect:
-            prior = t.seen.get(seq) or t.old.get(seq)
+            prior = t.remembered(seq)
             if prior is not None:
                 self._again(ev, prior, None, position)
             elif seq < t.expect - self.window:
@@ -125,6 +146,7 @@ class Sequencer:
             else:  # late: a gap finding already declared it missing
                 self.distinct += 1
                 t.seen[seq] = ev.event_id
+                t.count += 1
                 process(ev, position)
             return
         waiting = t.held.get(seq)
@@ -176,6 +198,7 @@ class Sequencer:
         while t.expect in held:
             ev, pos = held.pop(t.expect)
             t.seen[t.expect] = ev.event_id
+            t.count += 1
             t.expect += 1
             process(ev, pos)
 

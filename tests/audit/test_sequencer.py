@@ -1,0 +1,56 @@
+"""The sequencer remembers the ids of events taken a run at a time (``take_run``) as well as
+those taken one by one: a redelivered copy of either is a duplicate, another event with
+the same ``seq`` a conflict, for ``window`` to twice ``window`` seq numbers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from events.audit_sequence import Sequencer
+from events.schemas import Event, decode_event
+
+
+def closed(seq: int, event_id: str) -> Event:
+    return decode_event(json.dumps({
+        "event_id": event_id, "type": "TableClosed", "schema_version": 1, "table_id": "T1",
+        "hand_id": None, "seq": seq, "occurred_at": "2026-11-29T21:03:11Z", "payload": {},
+    }).encode())
+
+
+def taken(out: list[int]) -> Any:
+    return lambda ev, pos: out.append(ev.seq)
+
+
+def test_a_run_taken_whole_is_remembered_like_single_events() -> None:
+    seq, out = Sequencer(window=100), []
+    assert seq.take_run("T1", [closed(k, f"e{k}") for k in range(10)])
+    seq.push(closed(10, "e10"), None, taken(out))
+    assert out == [10] and seq.distinct == 11
+    seq.push(closed(4, "e4"), None, taken(out))  # a copy of an event of the run
+    seq.push(closed(10, "e10"), None, taken(out))  # a copy of the single one
+    assert seq.duplicates == 2 and not seq.findings and out == [10]
+    seq.push(closed(7, "forged"), None, taken(out))
+    assert [f.kind for f in seq.findings] == ["sequence_conflict"]
+    assert "forged conflicts with event e7" in seq.findings[0].detail
+
+
+def test_a_run_must_continue_the_sequence_exactly() -> None:
+    seq = Sequencer()
+    assert not seq.take_run("T1", [closed(1, "a"), closed(2, "b")])  # seq 0 is next
+    assert seq.take_run("T1", [closed(0, "a"), closed(1, "b")])
+    assert not seq.take_run("T1", [closed(2, "c"), closed(4, "d")])  # a hole inside
+    assert seq.next_seq() == {"T1": 2} and seq.distinct == 2
+
+
+def test_runs_age_out_of_the_window_into_the_old_generation_then_away() -> None:
+    seq, out = Sequencer(window=8), []
+    for start in range(0, 30, 5):
+        assert seq.take_run("T1", [closed(k, f"e{k}") for k in range(start, start + 5)])
+    # the newest ids (this generation and the one before it) are still compared
+    seq.push(closed(27, "other"), None, taken(out))
+    seq.push(closed(20, "other"), None, taken(out))
+    assert [f.kind for f in seq.findings] == ["sequence_conflict"] * 2
+    # older than what is remembered: taken as a redelivery, whatever its id
+    seq.push(closed(2, "other"), None, taken(out))
+    assert seq.duplicates == 1 and len(seq.findings) == 2 and out == []
