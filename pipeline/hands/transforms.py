@@ -51,13 +51,19 @@ WAGERS_SCHEMA = pa.schema([
     ("correct_result", pa.int64()), ("player_category", pa.int32()),
 ])
 
-# The auditor's input for the hands in temp table ``chunk(hand_id)``: JSON per event in
-# feed order, with its position. Conflict losers are the events named by a
-# ``sequence_conflict`` finding (made before the hands are audited).
+# Where the chunk's events lie in ``events``: the range of their row ids (a scan of the
+# ``hand_id`` column alone). The events of pending hands are mostly the latest rows, so
+# FEED_SQL reads the other columns of that range only, not of the whole table (1.3 s
+# against 0.55 s for 5,000 hands at 8 million stored events).
+SPAN_SQL = "SELECT min(e.rowid), max(e.rowid) FROM events e SEMI JOIN chunk c USING (hand_id)"
+
+# The auditor's input for the hands in temp table ``chunk(hand_id)``, whose events lie in
+# rows $lo to $hi: JSON per event in feed order, with its position. Conflict losers are
+# the events named by a ``sequence_conflict`` finding (made before the hands are audited).
 FEED_SQL = f"""
 WITH he AS (
     SELECT e.* FROM events e SEMI JOIN chunk c ON e.hand_id = c.hand_id
-    WHERE e.event_id NOT IN (SELECT event_id FROM audit_findings
+    WHERE e.rowid BETWEEN $lo AND $hi AND e.event_id NOT IN (SELECT event_id FROM audit_findings
                              WHERE kind = '{SEQUENCE_CONFLICT}' AND event_id IS NOT NULL)
 ), firsts AS (
     SELECT hand_id, arg_min(table_id, seq) AS table_id, min(seq) AS first_seq
@@ -75,7 +81,7 @@ WITH he AS (
     SELECT o.table_id, o.first_seq AS k1, 0 AS k2, o.hand_id AS k3, e.seq AS k4,
            e.position AS k5, e.event_id, e.type, e.schema_version, e.hand_id,
            e.occurred_at, e.payload, e.position
-    FROM opened_fed o JOIN events e ON e.event_id = o.opened_id
+    FROM opened_fed o JOIN events e ON e.event_id = o.opened_id AND e.type = 'TableOpened'
     UNION ALL
     SELECT f.table_id, f.first_seq, 1, e.hand_id, e.seq, e.position, e.event_id, e.type,
            e.schema_version, e.hand_id, e.occurred_at, e.payload, e.position
@@ -110,7 +116,9 @@ def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[t
         con.execute("CREATE OR REPLACE TEMP TABLE chunk AS SELECT DISTINCT hand_id FROM chunk_ids")
     finally:
         con.unregister("chunk_ids")
-    table = con.sql(FEED_SQL).to_arrow_table()
+    lo, hi = con.execute(SPAN_SQL).fetchall()[0]
+    table = con.sql(FEED_SQL, params={"lo": lo if lo is not None else 0,
+                                      "hi": hi if hi is not None else -1}).to_arrow_table()
     con.execute("DROP TABLE IF EXISTS chunk")
     return list(zip(table.column("position").to_pylist(), table.column("json").to_pylist(),
                     strict=True))

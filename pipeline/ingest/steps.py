@@ -17,6 +17,7 @@ import pyarrow.dataset as ds
 
 from events.logs import Cursor, EventLog, Record, advance_all, open_log
 from pipeline.gc_policy import bulk_work
+from pipeline.ingest.known import KnownEvents
 from pipeline.ingest.transforms import (
     BatchStats,
     DecodedBatch,
@@ -77,6 +78,7 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor:
             return None
         return records, pool.submit(decode, records, event_log.positions(records))
 
+    known = KnownEvents()  # the stored events' ids, for de-duplication without a join
     with ThreadPoolExecutor(1, thread_name_prefix="uth-decode") as pool:
         ahead = submit(pool)
         while ahead is not None:
@@ -85,7 +87,7 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor:
             ahead = submit(pool)
             advance_all(cursor, records)
             with writing(warehouse) as con:
-                batch = write_batch(con, decoded, name, cursor, day_start_minutes)
+                batch = write_batch(con, decoded, name, cursor, day_start_minutes, known)
             stats.add(batch)
             log.info("events: committed %d records (%d new, %d duplicates, %d rejected), "
                      "%d so far, %.0f records/s", batch.records, batch.new_events,

@@ -30,6 +30,7 @@ from events.codec import Rejection, decode_line
 from events.logs.base import Cursor, Record
 from events.privacy import needs_scrub, scrub
 from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event, decode_event, times_valid
+from pipeline.ingest.known import KnownEvents
 from pipeline.warehouse import gaming_day_sql
 
 BATCH_SCHEMA = pa.schema([
@@ -207,21 +208,24 @@ def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:
 
 
 def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str,
-                cursor: Cursor, day_start_minutes: int) -> BatchStats:
-    """Store one decoded batch and the cursor after it, inside the caller's transaction."""
+                cursor: Cursor, day_start_minutes: int,
+                known: KnownEvents | None = None) -> BatchStats:
+    """Store one decoded batch and the cursor after it, inside the caller's transaction.
+    ``known``: the stored events' id hashes, kept by the caller across its batches (see
+    :mod:`pipeline.ingest.known`); without it each batch is joined with ``events``."""
     rows = batch.events
+    hashes = None
     if rows.num_rows:
         # the events already stored (usually none) leave the batch; the rest go straight
         # from Arrow into ``events`` (no intermediate table), in log order
-        con.register("ingest_batch", rows)
-        try:
-            stored = con.execute("SELECT b.ord FROM ingest_batch b SEMI JOIN events e "
-                                 "ON e.event_id = b.event_id").fetchall()
-        finally:
-            con.unregister("ingest_batch")
+        maybe, hashes = known.candidates(con, rows) if known is not None else (rows, None)
+        stored = _stored(con, maybe) if maybe.num_rows else []
         if stored:
-            old = pa.array([r[0] for r in stored], pa.int64())
-            rows = rows.filter(pc.invert(pc.is_in(rows["ord"], old)))
+            old = pa.array(stored, pa.int64())
+            keep = pc.invert(pc.is_in(rows["ord"], old))
+            rows = rows.filter(keep)
+            if hashes is not None:
+                hashes = hashes[keep.to_numpy(zero_copy_only=False)]
     new = rows.num_rows
     if new:
         con.register("ingest_batch", rows)
@@ -229,6 +233,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
             _insert_new(con, source, day_start_minutes)
         finally:
             con.unregister("ingest_batch")
+        if known is not None and hashes is not None:
+            known.added(hashes)
     if batch.rejections:
         rej = _rejections_table(batch.rejections)
         con.register("ingest_rejections", rej)
@@ -244,6 +250,16 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
             updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
     return BatchStats(batch.records, new, batch.events.num_rows - new + batch.duplicates,
                       len(batch.rejections))
+
+
+def _stored(con: duckdb.DuckDBPyConnection, rows: pa.Table) -> list[int]:
+    """The ``ord`` of the rows whose event is stored already."""
+    con.register("ingest_batch", rows)
+    try:
+        return [r[0] for r in con.execute("SELECT b.ord FROM ingest_batch b SEMI JOIN events e "
+                                          "ON e.event_id = b.event_id").fetchall()]
+    finally:
+        con.unregister("ingest_batch")
 
 
 def _insert_new(con: duckdb.DuckDBPyConnection, source: str, day_start_minutes: int) -> None:
