@@ -77,30 +77,38 @@ def time_problem(text: str) -> str | None:
 
 def times_valid(events: Sequence[Event]) -> bool:
     """True when every event's ``occurred_at`` is a contract time: in one NumPy pass when
-    all have the common form ``2026-11-29T21:03:11.123Z``, else by one regex call."""
+    all have the common form ``2026-11-29T21:03:11.123Z`` (any one number of fraction
+    digits, 1 to 9, for the whole batch), else by one regex call."""
     joined = "\n".join([e.occurred_at for e in events]) + "\n"
     if _common_form(joined, len(events)):
         return True
     return joined.count("\n") == len(events) and _REAL_TIMES(joined) is not None
 
 
-# the common form, 24 characters and a newline: where the digits and separators are
-_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
+# the common form, ``YYYY-MM-DDTHH:MM:SS.`` then the fraction digits, ``Z`` and a newline:
+# where the date and time digits and the separators are
+_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
 _SEPARATORS = {4: ord("-"), 7: ord("-"), 10: ord("T"), 13: ord(":"), 16: ord(":"),
-               19: ord("."), 23: ord("Z"), 24: ord("\n")}
+               19: ord(".")}
 
 
 def _common_form(joined: str, n: int) -> bool:
-    """True when ``joined`` is ``n`` real times of the form ``YYYY-MM-DDTHH:MM:SS.fffZ``,
-    each followed by a newline (what the regex accepts, checked column by column; any
-    other form, valid or not, is left to the regex)."""
-    if n == 0 or len(joined) != 25 * n or not joined.isascii():
+    """True when ``joined`` is ``n`` real times of the form ``YYYY-MM-DDTHH:MM:SS.fffZ``
+    (the same number of fraction digits in all, 1 to 9), each followed by a newline (what
+    the regex accepts, checked column by column; any other form, valid or not, is left to
+    the regex)."""
+    if n == 0 or not joined.isascii():
         return False
-    rows = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(n, 25)
-    for col, char in _SEPARATORS.items():
+    width = joined.find("\n") + 1  # of one time and its newline
+    fraction = width - 22
+    if not 1 <= fraction <= 9 or len(joined) != width * n:
+        return False
+    rows = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(n, width)
+    separators = {**_SEPARATORS, width - 2: ord("Z"), width - 1: ord("\n")}
+    for col, char in separators.items():
         if not (rows[:, col] == char).all():
             return False
-    digits = rows[:, _DIGITS].astype(np.int16) - ord("0")
+    digits = rows[:, _DIGITS + list(range(20, 20 + fraction))].astype(np.int16) - ord("0")
     if not ((digits >= 0) & (digits <= 9)).all():
         return False
     month = digits[:, 4] * 10 + digits[:, 5]
