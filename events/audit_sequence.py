@@ -35,9 +35,10 @@ go once their hand is audited); an older ``seq`` seen again is counted as a rede
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
@@ -45,6 +46,7 @@ from events.schemas import Event
 
 Process = Callable[[Event, Any], None]
 _SEQ = attrgetter("seq")
+_FIRST = itemgetter(0)
 _ID = attrgetter("event_id")
 Original = Callable[[Event], Event | None]
 
@@ -67,8 +69,11 @@ class _Table:
             known = seen.get(seq)
             if known is not None:
                 return known
-            for first, ids in reversed(runs):
-                if first <= seq < first + len(ids):
+            # runs start at increasing seq numbers (each at the next expected one)
+            k = bisect_right(runs, seq, key=_FIRST) - 1
+            if k >= 0:
+                first, ids = runs[k]
+                if seq < first + len(ids):
                     return ids[seq - first]
         return None
 

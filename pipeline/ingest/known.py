@@ -9,7 +9,10 @@ exactly by the join, now over only them. A batch with no hit is new without any 
 
 The load holds the warehouse only while it writes a batch, so another process may write
 in between: the number of stored events is compared inside each batch's transaction, and
-when it is not what this load left, the hashes are read again.
+when it is not what this load left, the hashes are read again. That comparison is enough
+because ``events`` only grows (rows are inserted, never deleted or rewritten): keep it so,
+or make this module read the hashes again after any such change. A batch whose
+transaction fails leaves the hashes unknown (:meth:`KnownEvents.forget`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pyarrow as pa
 from pipeline.warehouse import Connection
 
 MERGE_AT = 1 << 20  # hashes added since the last merge into the sorted base
+MERGE_ARRAYS = 16  # or that many batches' arrays (each is one more search per batch)
 
 
 class KnownEvents:
@@ -28,6 +32,7 @@ class KnownEvents:
     def __init__(self) -> None:
         self.base = np.zeros(0, dtype=np.uint64)  # sorted
         self.recent: list[np.ndarray] = []  # sorted each, not yet merged
+        self.recent_size = 0
         self.count = -1  # stored events when last seen; -1: not read yet
         self.batches = 0
 
@@ -51,9 +56,13 @@ class KnownEvents:
             return False
         column = con.execute("SELECT hash(event_id) AS h FROM events").fetchnumpy()["h"]
         self.base = np.sort(np.asarray(column, dtype=np.uint64))
-        self.recent = []
+        self.recent, self.recent_size = [], 0
         self.count = stored
         return True
+
+    def forget(self) -> None:
+        """A batch's transaction failed after :meth:`added`: read the hashes again."""
+        self.count = -1
 
     def maybe_stored(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, whether a stored event has it (then check its id exactly)."""
@@ -71,10 +80,11 @@ class KnownEvents:
         if not len(hashes):
             return
         self.recent.append(np.sort(np.asarray(hashes, dtype=np.uint64)))
+        self.recent_size += len(hashes)
         self.count += len(hashes)
-        if sum(map(len, self.recent)) >= MERGE_AT:
+        if self.recent_size >= MERGE_AT or len(self.recent) >= MERGE_ARRAYS:
             self.base = np.sort(np.concatenate([self.base, *self.recent]), kind="stable")
-            self.recent = []
+            self.recent, self.recent_size = [], 0
 
 
 def batch_hashes(con: Connection, rows: pa.Table) -> np.ndarray:

@@ -86,8 +86,12 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor:
             decoded = future.result()
             ahead = submit(pool)
             advance_all(cursor, records)
-            with writing(warehouse) as con:
-                batch = write_batch(con, decoded, name, cursor, day_start_minutes, known)
+            try:
+                with writing(warehouse) as con:
+                    batch = write_batch(con, decoded, name, cursor, day_start_minutes, known)
+            except BaseException:
+                known.forget()  # its hashes may name events the rollback took away
+                raise
             stats.add(batch)
             log.info("events: committed %d records (%d new, %d duplicates, %d rejected), "
                      "%d so far, %.0f records/s", batch.records, batch.new_events,

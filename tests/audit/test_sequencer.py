@@ -54,3 +54,16 @@ def test_runs_age_out_of_the_window_into_the_old_generation_then_away() -> None:
     # older than what is remembered: taken as a redelivery, whatever its id
     seq.push(closed(2, "other"), None, taken(out))
     assert seq.duplicates == 1 and len(seq.findings) == 2 and out == []
+
+
+def test_events_let_go_after_waiting_count_towards_the_window() -> None:
+    """Seq 1-3 wait for 0, then all four go on: they fill the window as single events do,
+    so the generation holding them ages out on time."""
+    seq, out = Sequencer(window=4), []
+    for k in (1, 2, 3, 0):
+        seq.push(closed(k, f"e{k}"), None, taken(out))
+    assert out == [0, 1, 2, 3]
+    for run in ([4], [5, 6, 7, 8], [9]):
+        assert seq.take_run("T1", [closed(k, f"e{k}") for k in run])
+    seq.push(closed(2, "other"), None, taken(out))  # forgotten: a redelivery, not a conflict
+    assert seq.duplicates == 1 and not seq.findings

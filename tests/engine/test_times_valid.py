@@ -4,13 +4,15 @@ regex)."""
 
 from __future__ import annotations
 
+import json
 import random
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from events.schemas import _REAL_TIME, _common_form, times_valid
+from events.codec import Rejection, decode_line
+from events.schemas import _common_form, time_problem, times_valid
 
 
 def _events(times: list[str]) -> list[Any]:
@@ -18,7 +20,7 @@ def _events(times: list[str]) -> list[Any]:
 
 
 def _by_regex(times: list[str]) -> bool:
-    return bool(times) and all("\n" not in t and _REAL_TIME(t) is not None for t in times)
+    return bool(times) and all("\n" not in t and time_problem(t) is None for t in times)
 
 
 def _mutant(rng: random.Random, digits: int = 3) -> str:
@@ -47,7 +49,7 @@ def test_numpy_check_agrees_with_the_regex(seed: int) -> None:
 
 
 def test_common_form_is_taken_by_the_fast_path() -> None:
-    times = ["2026-11-29T21:03:11.123Z", "2026-02-31T23:59:60.000Z"]
+    times = ["2026-11-29T21:03:11.123Z", "2028-02-29T23:59:59.000Z"]
     assert _common_form("\n".join(times) + "\n", 2)
     assert not _common_form("2026-13-29T21:03:11.123Z\n", 1)
     assert not _common_form("2026-11-29T21:03:11.123+00:00\n", 1)  # left to the regex
@@ -57,5 +59,38 @@ def test_common_form_is_taken_by_the_fast_path() -> None:
     assert not _common_form("2026-11-29T24:03:11.123456Z\n", 1)
     assert not _common_form("2026-11-29T21:03:11Z\n", 1)  # no fraction: the regex decides
     assert times_valid(_events(["2026-11-29T21:03:11Z", "2026-11-29T21:03:11.5Z"]))
+    # mixed widths whose lengths add up to a whole number of rows: not the fast path's
+    mixed = ["2026-11-29T21:03:11.123Z", "2026-11-29T21:03:11.12345Z", "2026-11-29T21:03:11.1Z"]
+    assert len("\n".join(mixed) + "\n") == 3 * 25
+    assert not _common_form("\n".join(mixed) + "\n", 3)
+    assert times_valid(_events(mixed))
     assert times_valid(_events(["2026-11-29T21:03:11.123456+00:00"]))
     assert not times_valid(_events([]))
+
+
+@pytest.mark.parametrize("text", [
+    "2026-02-31T10:00:00.000Z", "2026-04-31T10:00:00.000Z", "2027-02-29T10:00:00.000Z",
+    "2100-02-29T10:00:00.000Z", "2026-12-31T23:59:60.000Z", "2026-12-31T23:59:60Z",
+    "202\u0663-11-29T21:03:11.123Z", "2026-11-29T21:03:11.12\u0663Z"])
+def test_times_the_warehouse_cannot_store_are_refused_with_a_reason(text: str) -> None:
+    """A day the month lacks, a leap second, a non-ASCII digit: refused by both paths,
+    so that such an event is dead-lettered instead of failing every load of its batch."""
+    problem = time_problem(text)
+    assert problem is not None and text[:7] in problem
+    assert not times_valid(_events([text]))
+    assert not times_valid(_events(["2026-11-29T21:03:11.123Z", text]))
+    if text.isascii() and "." in text:
+        assert not _common_form(text + "\n", 1)
+    line = json.dumps({"event_id": "e1", "type": "TableClosed", "schema_version": 1,
+                       "table_id": "T1", "hand_id": None, "seq": 0, "occurred_at": text,
+                       "payload": {}})
+    rejected = decode_line(line.encode(), 7)
+    assert isinstance(rejected, Rejection) and "occurred_at" in rejected.reason
+
+
+@pytest.mark.parametrize("text", [
+    "2028-02-29T10:00:00.000Z", "2000-02-29T10:00:00Z", "2026-01-31T23:59:59.999999Z",
+    "2026-12-31T23:59:59+00:00"])
+def test_real_month_ends_are_accepted(text: str) -> None:
+    assert time_problem(text) is None
+    assert times_valid(_events([text, text]))

@@ -79,3 +79,15 @@ def test_small_batches_load_what_one_batch_loads(tmp_path: Path, batch_size: int
     stats = load_events(str(log), wh, batch_size=batch_size)
     assert (stats.new_events, stats.duplicates) == (12, 12)
     assert query(wh, "SELECT count(*), count(DISTINCT event_id) FROM events") == [(12, 12)]
+
+
+def test_a_chunk_of_hands_without_events_reads_an_empty_feed(tmp_path: Path) -> None:
+    from pipeline.hands.transforms import read_feed
+    from pipeline.warehouse import reading
+
+    wh = tmp_path / "w.duckdb"
+    with writing(wh) as con:
+        write_batch(con, decode_lines(lines()), "s", {0: 12}, 360)
+    with reading(wh) as con:
+        assert read_feed(con, ["no-such-hand"]) == []
+        assert len(read_feed(con, ["H1"])) > 0

@@ -207,3 +207,23 @@ def test_sequence_findings_incremental_equal_whole(tmp_path: Path) -> None:
     assert sorted(f.finding_id for f in report.findings if f.kind.startswith("sequence")) == \
         sorted(r[0] for r in query(whole, "SELECT finding_id FROM audit_findings "
                                           "WHERE kind LIKE 'sequence%'"))
+
+
+@pytest.mark.parametrize("bad_time", ["2026-02-31T10:00:00.000Z", "2026-12-31T23:59:60.000Z"])
+def test_a_time_the_warehouse_cannot_hold_is_dead_lettered_not_stuck(tmp_path: Path,
+                                                                    bad_time: str) -> None:
+    """An event whose time passes the form but not the calendar (or is a leap second) used
+    to pass validation and then fail every commit of its batch; it is a dead letter."""
+    import json
+
+    t1, _ = streams.floor()
+    data = streams.lines(t1[:8])
+    bad = json.loads(data[3])
+    bad["occurred_at"] = bad_time
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b"\n".join([*data[:3], json.dumps(bad).encode(), *data[4:]]) + b"\n")
+    wh = tmp_path / "w.duckdb"
+    stats = load_events(str(log), wh, batch_size=3)
+    assert (stats.new_events, stats.rejected) == (7, 1)
+    [(position, reason)] = query(wh, "SELECT position, reason FROM dead_letters")
+    assert position == "4" and bad_time in reason
