@@ -57,19 +57,20 @@ FROM seq_tables t
 SEQUENCE_SQL = f"""
 WITH ev AS (
     SELECT e.table_id, e.seq, e.event_id, e.hand_id, e.position, s.from_seq, s.s0,
-           strftime(e.occurred_at, '{TIME_FORMAT}') AS at_text,
-           row_number() OVER w AS rn, first_value(e.event_id) OVER w AS winner
+           e.occurred_at, row_number() OVER w AS rn, first_value(e.event_id) OVER w AS winner
     FROM events e JOIN seq_starts s ON e.table_id = s.table_id
     WHERE s.s0 IS NULL OR e.seq >= s.s0
     WINDOW w AS (PARTITION BY e.table_id, e.seq ORDER BY length(e.position), e.position)
 ), firsts AS (
     SELECT *, lag(seq) OVER (PARTITION BY table_id ORDER BY seq) AS prev FROM ev WHERE rn = 1
 )
-SELECT 'conflict' AS what, table_id, seq, event_id, hand_id, at_text, position, winner,
+SELECT 'conflict' AS what, table_id, seq, event_id, hand_id,
+       strftime(occurred_at, '{TIME_FORMAT}') AS at_text, position, winner,
        NULL::BIGINT AS expect
 FROM ev WHERE rn > 1
 UNION ALL
-SELECT 'gap', table_id, seq, event_id, NULL, at_text, position, NULL, coalesce(prev, -1) + 1
+SELECT 'gap', table_id, seq, event_id, NULL, strftime(occurred_at, '{TIME_FORMAT}'),
+       position, NULL, coalesce(prev, -1) + 1
 FROM firsts WHERE seq > coalesce(prev, -1) + 1 AND (prev IS NOT NULL OR s0 IS NULL)
 ORDER BY table_id, seq, what, event_id
 """
