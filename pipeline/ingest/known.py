@@ -23,7 +23,7 @@ import pyarrow as pa
 from pipeline.warehouse import Connection
 
 MERGE_AT = 1 << 20  # hashes added since the last merge into the sorted base
-MERGE_ARRAYS = 16  # or that many batches' arrays (each is one more search per batch)
+MERGE_ARRAYS = 16  # batches' arrays merged into one (each is one more search per batch)
 
 
 class KnownEvents:
@@ -82,9 +82,11 @@ class KnownEvents:
         self.recent.append(np.sort(np.asarray(hashes, dtype=np.uint64)))
         self.recent_size += len(hashes)
         self.count += len(hashes)
-        if self.recent_size >= MERGE_AT or len(self.recent) >= MERGE_ARRAYS:
+        if self.recent_size >= MERGE_AT:  # (the base is large: merged into rarely)
             self.base = np.sort(np.concatenate([self.base, *self.recent]), kind="stable")
             self.recent, self.recent_size = [], 0
+        elif len(self.recent) >= MERGE_ARRAYS:  # many small batches: merged among themselves
+            self.recent = [np.sort(np.concatenate(self.recent), kind="stable")]
 
 
 def batch_hashes(con: Connection, rows: pa.Table) -> np.ndarray:

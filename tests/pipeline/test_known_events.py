@@ -91,3 +91,15 @@ def test_a_chunk_of_hands_without_events_reads_an_empty_feed(tmp_path: Path) -> 
     with reading(wh) as con:
         assert read_feed(con, ["no-such-hand"]) == []
         assert len(read_feed(con, ["H1"])) > 0
+
+
+def test_many_small_batches_are_merged_among_themselves_first() -> None:
+    known = KnownEvents()
+    known.count = 0
+    known.base = np.array([5, 9], dtype=np.uint64)
+    for k in range(40):
+        known.added(np.array([100 + 2 * k, 101 + 2 * k], dtype=np.uint64))
+    assert len(known.recent) < 16 and list(known.base) == [5, 9]  # the base left alone
+    assert known.count == 80 and known.recent_size == 80
+    probe = np.array([5, 100, 179, 180, 7], dtype=np.uint64)
+    assert known.maybe_stored(probe).tolist() == [True, True, True, False, False]
