@@ -75,6 +75,12 @@ __all__ = [
 ]
 
 
+# hands settled together when auditing in bulk (a file, the warehouse): the vectorized
+# judging has a fixed cost per call, so larger batches measured faster (up to about a
+# thousand hands); memory grows with the batch
+BULK_HANDS = 1024
+
+
 @dataclass
 class AuditReport:
     """What :func:`audit` found. ``summary`` counts distinct valid events, hands, findings,
@@ -112,6 +118,8 @@ class Auditor(Intake):
         self.records = records or columns
         # plain hands' rows as columns, the others' as records (the warehouse's mode)
         self.columns = RowColumns() if columns else None
+        # plain hands planned and judged in bulk (else every hand takes the full path)
+        self.planning = not records or columns
         self.keep = keep
         self.batch = batch
         self.remember = remember
@@ -181,7 +189,7 @@ class Auditor(Intake):
     def _ended(self, hand_id: str, table_id: str) -> None:
         # a plain hand is planned as it ends, while its events are still in the processor's
         # cache (at the flush, a batch of hands later, they are read back from memory)
-        if not self.records or self.columns is not None:
+        if self.planning:
             table, events = self.open[hand_id]
             self._plans[hand_id] = fast_plan(events, table)
         super()._ended(hand_id, table_id)
@@ -202,7 +210,7 @@ class Auditor(Intake):
         encode = _encoder.encode
         full: list[tuple[str, TableContext | None, list[Event]]] = []
         columns = self.columns
-        if self.records and columns is None:
+        if not self.planning:
             full = [(h, table, events) for h, (table, events) in hands]
         else:
             planned = self._plans

@@ -19,7 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from events.audit_findings import Finding
-from events.audit_settle import CARD_INDEX, _closing, settle_hands
+from events.audit_settle import _closing, settle_hands
+from events.cards import CARD_INDEX
 from events.evaluation import category, evaluate7
 from events.replay import HandState
 from events.replay_fast import Plan, SeatPlan

@@ -77,6 +77,11 @@ class _Table:
                     return ids[seq - first]
         return None
 
+    def note(self, seq: int, event_id: str) -> None:
+        """``seq`` taken singly, as ``event_id``."""
+        self.seen[seq] = event_id
+        self.count += 1
+
     def age(self, window: int) -> None:
         """Past ``window`` seq numbers, the remembered ones become the old generation."""
         if self.count > window:
@@ -134,8 +139,7 @@ class Sequencer:
         seq = ev.seq
         if seq == t.expect:
             self.distinct += 1
-            t.seen[seq] = ev.event_id
-            t.count += 1
+            t.note(seq, ev.event_id)
             t.expect = seq + 1
             process(ev, position)
             if t.held:
@@ -150,8 +154,7 @@ class Sequencer:
                 self.duplicates += 1  # older than what is remembered: taken as a redelivery
             else:  # late: a gap finding already declared it missing
                 self.distinct += 1
-                t.seen[seq] = ev.event_id
-                t.count += 1
+                t.note(seq, ev.event_id)
                 process(ev, position)
             return
         waiting = t.held.get(seq)
@@ -202,8 +205,7 @@ class Sequencer:
         held = t.held
         while t.expect in held:
             ev, pos = held.pop(t.expect)
-            t.seen[t.expect] = ev.event_id
-            t.count += 1
+            t.note(t.expect, ev.event_id)
             t.expect += 1
             process(ev, pos)
 

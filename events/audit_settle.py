@@ -23,7 +23,7 @@ from events.audit_findings import (
     UNKNOWN_RULESET,
     Finding,
 )
-from events.cards import DECK
+from events.cards import CARD_INDEX
 from events.evaluation import category, evaluate7, evaluate_hand
 from events.replay import HandState, Paid
 from events.rules import RuleViolation, SeatState, money, verify_settleable
@@ -38,7 +38,6 @@ from events.settlement import (
     settle_batch,
 )
 
-CARD_INDEX = {c: i for i, c in enumerate(DECK)}
 SPOT_ORDER = ("ante", "blind", "play", "trips")
 HAND_WORDS = ("high card only", "a pair", "two pair", "three of a kind", "a straight",
               "a flush", "a full house", "four of a kind", "a straight flush", "a royal flush")

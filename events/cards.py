@@ -29,6 +29,7 @@ RANK_PLURALS = (
 )
 SUIT_GLYPHS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 DECK: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(DECK)}  # (no checks: for hot paths)
 
 
 class CardError(ValueError):

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from events.cards import DECK
+from events.cards import CARD_INDEX
 from events.replay import (
     _DEFAULT_MULTIPLES,
     HandState,
@@ -250,7 +250,6 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
 
 
 _SPOT = {"ante": 0, "blind": 1, "trips": 2}
-CARD_INDEX = {c: i for i, c in enumerate(DECK)}
 
 
 def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,

@@ -13,6 +13,7 @@ reads any event and hands back the right class. Unknown extra fields are ignored
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -98,8 +99,7 @@ def _calendar_problem(text: str) -> str | None:
     if day < 29:
         return None
     year, month = int(text[0:4]), int(text[5:7])
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    if day > _MONTH_DAYS[month] or (month == 2 and day == 29 and not leap):
+    if day > _MONTH_DAYS[month] or (month == 2 and day == 29 and not calendar.isleap(year)):
         return f"{text!r} is not a real time ({text[:7]} has no day {day})"
     return None
 

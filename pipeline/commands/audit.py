@@ -31,9 +31,6 @@ from pathlib import Path
 from typing import IO, Any
 
 BATCH = 2000
-# hands judged together: the vectorized judging has a fixed cost per call, so larger
-# batches measured faster (up to about a thousand hands); memory grows with the batch
-HANDS_PER_FLUSH = 1024
 
 
 def register(sub: Any) -> None:
@@ -105,11 +102,11 @@ def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
     """Audit everything in ``source``; the ``AuditReport``. With ``positions`` findings
     get the position of the event that showed them (a second look at the source, when
     there are any)."""
-    from events.audit import Auditor
+    from events.audit import BULK_HANDS, Auditor
     from events.codec import decode_records
     from pipeline.gc_policy import bulk_work
 
-    auditor = Auditor(records=records, batch=HANDS_PER_FLUSH)
+    auditor = Auditor(records=records, batch=BULK_HANDS)
     with bulk_work():
         for chunk in read_batches(source, batch):
             auditor.feed_many(decode_records(chunk))

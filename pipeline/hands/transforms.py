@@ -25,7 +25,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.audit import audit
+from events.audit import BULK_HANDS, audit
 from events.audit_columns import RowColumns
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from events.schemas import Event, decode_event, times_valid
@@ -130,7 +130,7 @@ def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> Hand
     with bulk_work():
         items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
                          strict=True))
-        report = audit(items, columns=True, batch=1024)  # (see uth audit's HANDS_PER_FLUSH)
+        report = audit(items, columns=True, batch=BULK_HANDS)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]
     wagers = [w for w in report.wagers if w.hand_id in wanted]
