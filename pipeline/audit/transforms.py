@@ -54,11 +54,22 @@ SELECT t.table_id, t.from_seq,
 FROM seq_tables t
 """
 
+# Each recomputed region's count of events and of distinct seqs, and its lowest and highest
+# seq: a region holds no finding when every seq from its start to its highest is there
+# once (a hash aggregate, several times cheaper than the windows below, which then look
+# only at the other regions, in temp table ``seq_suspect``)
+REGIONS_SQL = """
+SELECT s.table_id, count(*), count(DISTINCT e.seq), min(e.seq), max(e.seq), any_value(s.s0)
+FROM events e JOIN seq_starts s ON e.table_id = s.table_id
+WHERE s.s0 IS NULL OR e.seq >= s.s0
+GROUP BY s.table_id
+"""
+
 SEQUENCE_SQL = f"""
 WITH ev AS (
     SELECT e.table_id, e.seq, e.event_id, e.hand_id, e.position, s.from_seq, s.s0,
            e.occurred_at, row_number() OVER w AS rn, first_value(e.event_id) OVER w AS winner
-    FROM events e JOIN seq_starts s ON e.table_id = s.table_id
+    FROM events e JOIN seq_suspect s ON e.table_id = s.table_id
     WHERE s.s0 IS NULL OR e.seq >= s.s0
     WINDOW w AS (PARTITION BY e.table_id, e.seq ORDER BY length(e.position), e.position)
 ), firsts AS (
@@ -105,7 +116,19 @@ def sequence_findings(con: duckdb.DuckDBPyConnection,
     """The gap and conflict findings of each table at or after its ``from_seq`` (all of them
     when None), from the events."""
     _register(con, tables)
+    suspect = [table_id for table_id, events, distinct, low, high, s0
+               in con.execute(REGIONS_SQL).fetchall()
+               if not _in_order(events, distinct, low, high, s0)]
+    if not suspect:
+        return []
+    con.register("suspect_ids", pa.table({"table_id": pa.array(suspect, pa.string())}))
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE seq_suspect AS "
+                    "SELECT * FROM seq_starts SEMI JOIN suspect_ids USING (table_id)")
+    finally:
+        con.unregister("suspect_ids")
     rows = con.execute(SEQUENCE_SQL).fetchall()
+    con.execute("DROP TABLE seq_suspect")
     out = []
     for what, table_id, seq, event_id, hand_id, at, position, winner, expect in rows:
         if what == "conflict":
@@ -121,6 +144,13 @@ def sequence_findings(con: duckdb.DuckDBPyConnection,
             out.append(Finding(SEQUENCE_GAP, None, table_id, None, None, None, None, None,
                                detail, event_id, at, position))
     return out
+
+
+def _in_order(events: int, distinct: int, low: int, high: int, s0: int | None) -> bool:
+    """True when a recomputed region has no gap and no conflict: each seq once, none
+    missing between its lowest and highest, and a whole table (``s0`` None) from 0 (a
+    region from ``s0`` begins at that event, and the gap before it is not recomputed)."""
+    return events == distinct == high - low + 1 and (s0 is not None or low == 0)
 
 
 def write_sequence_findings(con: duckdb.DuckDBPyConnection, tables: Mapping[str, int | None],

@@ -209,6 +209,48 @@ def test_sequence_findings_incremental_equal_whole(tmp_path: Path) -> None:
                                           "WHERE kind LIKE 'sequence%'"))
 
 
+def test_sequence_regions_in_order_only_when_each_seq_is_there_once() -> None:
+    from pipeline.audit.transforms import _in_order
+
+    assert _in_order(5, 5, 0, 4, None)  # a whole table, seq 0 to 4
+    assert _in_order(3, 3, 7, 9, 7)  # a region from s0 = 7
+    assert not _in_order(4, 3, 0, 3, None)  # 0 1 1 3: a conflict hides the gap's count
+    assert not _in_order(4, 4, 0, 4, None)  # 0 1 3 4: a gap
+    assert not _in_order(3, 3, 2, 4, None)  # a whole table that starts at seq 2
+
+
+@pytest.mark.parametrize("case", ["conflict and gap at once", "starts late", "clean"])
+def test_sequence_findings_are_the_auditors_whatever_the_regions(tmp_path: Path,
+                                                                  case: str) -> None:
+    """The regions found in order skip the window query; the others get it. Either way
+    the warehouse's sequence findings are the auditor's, including a conflicting copy and
+    a lost event in one table (as many events as seq numbers), a table whose first events
+    never arrived, and a table in order (no window query at all)."""
+    from events.audit import audit
+    from events.codec import decode_many
+
+    t1, t2 = streams.floor()
+    if case == "conflict and gap at once":
+        t1 = list(t1)
+        t1[20] = dict(t1[10], event_id="conflicting-copy")  # seq 10 twice, seq 20 lost
+    else:
+        t2 = []  # (the fixture's second table has a gap of its own, at seq 19)
+        t1 = t1[2:] if case == "starts late" else t1
+    lines = streams.lines(t1) + streams.lines(t2)
+    log = write_log(tmp_path / "seq.jsonl", lines)
+    wh = tmp_path / "wh.duckdb"
+    load_events(str(log), wh)
+    update_hands(wh, 360)
+    stored = query(wh, "SELECT kind, finding_id FROM audit_findings "
+                       "WHERE kind LIKE 'sequence%' ORDER BY ALL")
+    report = audit(decode_many(lines))
+    assert stored == sorted((f.kind, f.finding_id) for f in report.findings
+                            if f.kind.startswith("sequence"))
+    expected = {"conflict and gap at once": ["sequence_conflict", *["sequence_gap"] * 2],
+                "starts late": ["sequence_gap"], "clean": []}[case]
+    assert [kind for kind, _ in stored] == expected
+
+
 @pytest.mark.parametrize("bad_time", ["2026-02-31T10:00:00.000Z", "2026-12-31T23:59:60.000Z"])
 def test_a_time_the_warehouse_cannot_hold_is_dead_lettered_not_stuck(tmp_path: Path,
                                                                     bad_time: str) -> None:
