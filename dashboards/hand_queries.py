@@ -16,6 +16,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from pipeline.warehouse import CONFLICT_LOSERS
+
 HAND_SEARCH_LIMIT = 200
 LATE_EVENT_DAYS = 7  # events of a hand looked for up to this long after it ended
 _SLACK = timedelta(hours=1)  # table clocks drift; an event may be stamped a little early
@@ -81,7 +83,7 @@ def hand_events(con: duckdb.DuckDBPyConnection, hand: Mapping[str, Any],
                 late_days: int | None = LATE_EVENT_DAYS) -> pd.DataFrame:
     """The hand's events in table order, payloads as JSON text: those from its start to
     ``late_days`` after its end (``None``: to the end of the log)."""
-    clauses: list[str] = ["hand_id = ?"]
+    clauses: list[str] = ["hand_id = ?", f"event_id NOT IN {CONFLICT_LOSERS}"]
     params: list[Any] = [str(hand["hand_id"])]
     started = _moment(hand.get("started_at"))
     ended = _moment(hand.get("ended_at")) or started
@@ -100,7 +102,7 @@ def table_opened_before(con: duckdb.DuckDBPyConnection, table_id: str, seq: int,
     """The ``TableOpened`` in force for a hand (its rules and limits), if loaded: looked for
     in the day before ``at`` first, then in the whole log."""
     base = (f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND type = 'TableOpened' "
-            "AND seq < ?")
+            f"AND seq < ? AND event_id NOT IN {CONFLICT_LOSERS}")
     if at is not None:
         found = _df(con, base + " AND occurred_at BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1",
                     [table_id, int(seq), at - timedelta(days=1), at + _SLACK])

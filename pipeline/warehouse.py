@@ -32,6 +32,14 @@ from typing import Any
 
 import duckdb
 
+from events.audit_findings import SEQUENCE_CONFLICT
+
+# The events a table's sequence conflict left out: a later event with a ``seq`` the table
+# had already used (the finding's event). They stay in ``events``, as received, but no hand,
+# rollup or replay reads them, as ``uth audit`` leaves them out.
+CONFLICT_LOSERS = ("(SELECT event_id FROM audit_findings "
+                   f"WHERE kind = '{SEQUENCE_CONFLICT}' AND event_id IS NOT NULL)")
+
 DEFAULT_TIMEOUT = 10.0  # how long a reader waits for a load to release the file
 WRITE_TIMEOUT = 120.0  # how long a load waits for readers: it should wait, not fail
 Connection = duckdb.DuckDBPyConnection

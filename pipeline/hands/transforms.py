@@ -31,6 +31,7 @@ from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from events.schemas import Event, decode_event, times_valid
 from pipeline.audit.transforms import findings_table
 from pipeline.gc_policy import bulk_work
+from pipeline.warehouse import CONFLICT_LOSERS
 
 SEQUENCE_KINDS = (SEQUENCE_GAP, SEQUENCE_CONFLICT)
 _event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
@@ -63,15 +64,15 @@ SPAN_SQL = "SELECT min(e.rowid), max(e.rowid) FROM events e SEMI JOIN chunk c US
 FEED_SQL = f"""
 WITH he AS (
     SELECT e.* FROM events e SEMI JOIN chunk c ON e.hand_id = c.hand_id
-    WHERE e.rowid BETWEEN $lo AND $hi AND e.event_id NOT IN (SELECT event_id FROM audit_findings
-                             WHERE kind = '{SEQUENCE_CONFLICT}' AND event_id IS NOT NULL)
+    WHERE e.rowid BETWEEN $lo AND $hi AND e.event_id NOT IN {CONFLICT_LOSERS}
 ), firsts AS (
     SELECT hand_id, arg_min(table_id, seq) AS table_id, min(seq) AS first_seq
     FROM he GROUP BY hand_id
 ), opened AS (
     SELECT f.hand_id, f.table_id, f.first_seq, o.event_id AS opened_id
     FROM firsts f ASOF LEFT JOIN
-        (SELECT table_id, seq, event_id FROM events WHERE type = 'TableOpened') o
+        (SELECT table_id, seq, event_id FROM events
+         WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}) o
         ON f.table_id = o.table_id AND f.first_seq > o.seq
 ), opened_fed AS (
     SELECT * FROM opened

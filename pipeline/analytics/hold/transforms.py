@@ -26,6 +26,7 @@ from __future__ import annotations
 import duckdb
 
 from pipeline.analytics.common import Z95, rebuild_pending, sessions_sql
+from pipeline.warehouse import CONFLICT_LOSERS
 
 HOLD_SQL = f"""
 WITH h AS (
@@ -60,7 +61,7 @@ WITH h AS (
 ), drops AS (
     SELECT table_id, gaming_day, sum(CAST(payload->>'amount' AS BIGINT)) AS "drop"
     FROM events SEMI JOIN keys USING (table_id, gaming_day)
-    WHERE type = 'ChipsPurchased' GROUP BY ALL
+    WHERE type = 'ChipsPurchased' AND event_id NOT IN {CONFLICT_LOSERS} GROUP BY ALL
 ), timed AS (
     {sessions_sql("(SELECT * FROM h WHERE status IN ('settled', 'voided') AND "
                   "started_at IS NOT NULL AND ended_at IS NOT NULL)", "table_id, gaming_day")}
@@ -74,7 +75,8 @@ WITH h AS (
     SELECT k.table_id, k.gaming_day, o.payload->>'ruleset' AS ruleset,
            o.payload->>'currency' AS currency
     FROM keys k ASOF LEFT JOIN
-        (SELECT table_id, gaming_day, seq, payload FROM events WHERE type = 'TableOpened') o
+        (SELECT table_id, gaming_day, seq, payload FROM events
+         WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}) o
         ON k.table_id = o.table_id AND k.gaming_day >= o.gaming_day
 ), rows AS (
     SELECT k.table_id, k.gaming_day,
