@@ -7,6 +7,10 @@ newline and ``fsync`` before returning. Rejected inputs go to ``<name>.rejected.
 beside the file, one JSON object per line (position, code, reason, raw); named consumers'
 cursors to ``<name>.jsonl.consumers.json`` (written atomically).
 
+A file may still be growing while it is read: a last line without its newline that is not
+yet a whole JSON document is taken as being written and left for the next read (one that
+is whole, e.g. the end of a file written without a final newline, is read).
+
 A file keeps no event ids: redelivered events are not recognised here (``uth ingest``
 de-duplicates within a run and resumes from its stored position instead).
 """
@@ -17,12 +21,14 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
+
+import msgspec
 
 from events.logs.base import (
     AppendResult,
@@ -144,7 +150,10 @@ class JsonlLog(EventLog):
                 yield from self._read_stream(f, first, follow=True, stop=stop,
                                              max_batch=max_batch)
             else:
-                yield from _read_blocks(f, first, stop, max_batch)
+                # a file may still be growing: a last line without its newline that is not
+                # yet a whole JSON document is being written; it is left for the next read
+                # (where the stored position then still stands before it), not read torn
+                yield from _read_blocks(f, first, stop, max_batch, _whole_json)
 
     def _read_stream(
         self, f: IO[bytes], first: int, *, follow: bool, stop: StopFlag, max_batch: int
@@ -247,12 +256,24 @@ _OFFSET = attrgetter("offset")
 BLOCK = 1 << 22  # bytes read at a time from a file that is not followed
 
 
-def _read_blocks(f: IO[bytes], first: int, stop: StopFlag,
-                 max_batch: int) -> Iterator[list[Record]]:
+def _whole_json(line: bytes) -> bool:
+    try:
+        msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+def _always(line: bytes) -> bool:
+    return True
+
+
+def _read_blocks(f: IO[bytes], first: int, stop: StopFlag, max_batch: int,
+                 last_line: Callable[[bytes], bool] = _always) -> Iterator[list[Record]]:
     """The lines of a file read to its end in large blocks: the same records as the
     line-by-line reader (numbered from 1, line ends and carriage returns stripped, a last
-    line without its newline included), in batches of ``max_batch`` but the last, with no
-    Python step per line."""
+    line without its newline included when ``last_line`` says so), in batches of
+    ``max_batch`` but the last, with no Python step per line."""
     number = 0  # lines split off so far
     rest = b""
     pending: list[bytes] = []  # lines from ``first`` not yet yielded
@@ -277,7 +298,7 @@ def _read_blocks(f: IO[bytes], first: int, stop: StopFlag,
             start += max_batch
     else:
         return  # stopped: the rest is read another time
-    if rest and number + 1 >= first:
+    if rest and number + 1 >= first and last_line(rest.rstrip(b"\r\n")):
         pending.append(rest.rstrip(b"\r\n"))
     if pending:
         yield _records(start, pending)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import random
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +40,20 @@ def test_block_reader_gives_the_line_readers_records(seed: int,
         assert by_block == by_line
         assert all(0 < len(b) <= batch
                    for b in jsonl._read_blocks(io.BytesIO(data), first, never, batch))
+
+
+def test_a_torn_last_line_of_a_growing_file_is_left_for_the_next_read(tmp_path: Path) -> None:
+    """A table system still appending: the half-written last line is not read (so a
+    loader's position stays before it); once its newline is there it is read whole. A
+    last line that is a whole JSON document without its newline is read at once."""
+    path = tmp_path / "growing.jsonl"
+    whole = [b'{"n": %d, "payload": {"seat": 1}}' % k for k in range(3)]
+    path.write_bytes(b"\n".join(whole[:2]) + b"\n" + whole[2][:25])
+    log = jsonl.JsonlLog(str(path))
+    assert [r.value for b in log.read() for r in b] == whole[:2]
+    with open(path, "ab") as f:
+        f.write(whole[2][25:])
+    assert [(r.offset, r.value) for b in log.read({0: 3}) for r in b] == [(3, whole[2])]
+    with open(path, "ab") as f:
+        f.write(b"\n" + b"not json and no newline")
+    assert [r.value for b in log.read({0: 3}) for r in b] == [whole[2]]

@@ -251,6 +251,26 @@ def test_sequence_findings_are_the_auditors_whatever_the_regions(tmp_path: Path,
     assert [kind for kind, _ in stored] == expected
 
 
+def test_a_load_while_the_file_is_being_appended_to_loses_nothing(tmp_path: Path) -> None:
+    """The table system is half-way through writing a line when the load reads the file:
+    that line is neither dead-lettered nor skipped; the next load takes it whole, and the
+    warehouse equals one load of the finished file."""
+    lines = streams.floor_lines()
+    half = len(lines[40]) // 2
+    log = tmp_path / "growing.jsonl"
+    log.write_bytes(b"".join(line + b"\n" for line in lines[:40]) + lines[40][:half])
+    grown, once = tmp_path / "grown.duckdb", tmp_path / "once.duckdb"
+    _steps(str(log), grown)
+    # (the floor's own bad line, line 4, is the one dead letter)
+    assert query(grown, "SELECT position FROM dead_letters") == [("4",)]
+    assert query(grown, "SELECT max(CAST(position AS INTEGER)) FROM events") == [(40,)]
+    with open(log, "ab") as f:
+        f.write(lines[40][half:] + b"\n" + b"".join(line + b"\n" for line in lines[41:]))
+    _steps(str(log), grown)
+    _steps(str(log), once)
+    assert dump(grown) == dump(once)
+
+
 @pytest.mark.parametrize("bad_time", ["2026-02-31T10:00:00.000Z", "2026-12-31T23:59:60.000Z"])
 def test_a_time_the_warehouse_cannot_hold_is_dead_lettered_not_stuck(tmp_path: Path,
                                                                     bad_time: str) -> None:
