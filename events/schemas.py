@@ -296,11 +296,17 @@ class _HandEvent(_Envelope, frozen=True):
     hand_id: ShortText  # the events of a hand carry it: not null
 
 
-class TableOpened(_Envelope, frozen=True, tag="TableOpened"):
+class _TableEvent(_Envelope, frozen=True):
+    # the table's rules begin or end here, for every hand after: not one hand's event (a
+    # hand_id would let a settled hand be judged again under other rules)
+    hand_id: None
+
+
+class TableOpened(_TableEvent, frozen=True, tag="TableOpened"):
     payload: TableOpenedPayload
 
 
-class TableClosed(_Envelope, frozen=True, tag="TableClosed"):
+class TableClosed(_TableEvent, frozen=True, tag="TableClosed"):
     payload: EmptyPayload
 
 
