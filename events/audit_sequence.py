@@ -4,6 +4,9 @@ Every table numbers its events ``seq`` = 0, 1, 2... The :class:`Sequencer` takes
 in delivery order and hands each table's events on in ``seq`` order:
 
 - a redelivered copy (same ``seq``, same ``event_id``, same content) is ignored and counted;
+  so is a copy of an event under another ``seq`` (the contract counts an ``event_id`` once;
+  the warehouse, which de-duplicates on it, keeps the first copy alike, and the ``seq`` the
+  copy took is then missing: a gap);
 - the same ``seq`` with another ``event_id``, or the same ``event_id`` with other content,
   is a ``sequence_conflict``: the copy received first is kept;
 - an event ahead of the next expected ``seq`` waits (out-of-order delivery) until the gap
@@ -60,8 +63,10 @@ class _Table:
     # event (a redelivery, which needs the look-up, is rare)
     runs: list[tuple[int, list[str]]] = field(default_factory=list)
     count: int = 0  # how many seq numbers ``seen`` and ``runs`` hold
+    ids: set[str] = field(default_factory=set)  # the event ids of ``seen``, ``runs``, ``held``
     old: tuple[dict[int, str], list[tuple[int, list[str]]]] = field(
         default_factory=lambda: ({}, []))  # the generation before
+    old_ids: set[str] = field(default_factory=set)
 
     def remembered(self, seq: int) -> str | None:
         """The event id first received with ``seq``, while it is remembered."""
@@ -80,12 +85,23 @@ class _Table:
     def note(self, seq: int, event_id: str) -> None:
         """``seq`` taken singly, as ``event_id``."""
         self.seen[seq] = event_id
+        self.ids.add(event_id)
         self.count += 1
+
+    def renumbered(self, ev: Event) -> bool:
+        """``ev``'s id already taken, or waiting, under another seq (while remembered)."""
+        event_id = ev.event_id
+        if event_id not in self.ids and event_id not in self.old_ids:
+            return False
+        waiting = self.held.get(ev.seq)
+        return self.remembered(ev.seq) != event_id and (
+            waiting is None or waiting[0].event_id != event_id)
 
     def age(self, window: int) -> None:
         """Past ``window`` seq numbers, the remembered ones become the old generation."""
         if self.count > window:
             self.old, self.seen, self.runs, self.count = (self.seen, self.runs), {}, [], 0
+            self.old_ids, self.ids = self.ids, set()
 
 
 class Sequencer:
@@ -123,7 +139,16 @@ class Sequencer:
         if (t.held or events[0].seq != first or events[-1].seq != first + n - 1
                 or list(map(_SEQ, events)) != list(range(first, first + n))):
             return False
-        t.runs.append((first, list(map(_ID, events))))
+        ids = list(map(_ID, events))
+        known = t.ids
+        if not known.isdisjoint(ids) or (t.old_ids and not t.old_ids.isdisjoint(ids)):
+            return False  # an id seen before: one by one (a copy under another seq)
+        before = len(known)
+        known.update(ids)
+        if len(known) - before != n:  # an id twice in the run
+            known.difference_update(ids)
+            return False
+        t.runs.append((first, ids))
         t.count += n
         t.expect = first + n
         self.distinct += n
@@ -137,6 +162,9 @@ class Sequencer:
         if t is None:
             t = self.tables[ev.table_id] = _Table()
         seq = ev.seq
+        if t.renumbered(ev):
+            self.duplicates += 1  # a copy under another seq: the event is counted once
+            return
         if seq == t.expect:
             self.distinct += 1
             t.note(seq, ev.event_id)
@@ -163,6 +191,7 @@ class Sequencer:
             return
         self.distinct += 1
         t.held[seq] = (ev, position)
+        t.ids.add(ev.event_id)
         if len(t.held) > self.hold:
             self._skip_gap(ev.table_id, t, process)
 

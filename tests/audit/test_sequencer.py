@@ -67,3 +67,58 @@ def test_events_let_go_after_waiting_count_towards_the_window() -> None:
         assert seq.take_run("T1", [closed(k, f"e{k}") for k in run])
     seq.push(closed(2, "other"), None, taken(out))  # forgotten: a redelivery, not a conflict
     assert seq.duplicates == 1 and not seq.findings
+
+
+def test_a_copy_under_another_seq_is_counted_once_and_its_seq_is_a_gap() -> None:
+    """The contract counts an ``event_id`` once: a copy re-numbered by the table (in a run,
+    one by one, while the original waits, or within one run) is a redelivery, and the seq
+    it took is missing, as in the warehouse, which de-duplicates on the id."""
+    seq, out = Sequencer(window=100), []
+    assert seq.take_run("T1", [closed(k, f"e{k}") for k in range(5)])
+    assert not seq.take_run("T1", [closed(5, "e2"), closed(6, "e6")])  # e2 again, as seq 5
+    for ev in (closed(5, "e2"), closed(6, "e6")):
+        seq.push(ev, None, taken(out))
+    assert seq.duplicates == 1 and out == [] and seq.distinct == 6  # seq 6 waits for 5
+    seq.push(closed(9, "e9"), None, taken(out))
+    seq.push(closed(8, "e9"), None, taken(out))  # a copy of a waiting event
+    assert seq.duplicates == 2
+    seq.release_all(taken(out))
+    assert out == [6, 9]
+    assert [f.detail for f in seq.findings] == [
+        "Table T1: seq 5 never arrived (1 event lost before seq 6).",
+        "Table T1: seq 7 to 8 never arrived (2 events lost before seq 9)."]
+    other, out = Sequencer(), []
+    run = [closed(0, "a"), closed(1, "a")]
+    assert not other.take_run("T1", run)  # within one run: nothing taken, one by one
+    for ev in run:
+        other.push(ev, None, taken(out))
+    assert out == [0] and other.distinct == 1 and other.duplicates == 1
+
+
+def test_the_auditor_and_the_warehouse_count_a_renumbered_copy_alike(tmp_path: Any) -> None:
+    from events.audit import audit
+    from events.codec import decode_many
+    from pipeline.hands.steps import update_hands
+    from pipeline.ingest.steps import load_events
+    from pipeline.warehouse import query
+    from tests.pipeline import streams
+    from tests.pipeline.conftest import write_log
+
+    t1, t2 = streams.floor()
+    payout = next(e for e in t1 if e["type"] == "PayoutRecorded")
+    copy = dict(payout, seq=t1[-1]["seq"] + 1)  # the same event again, as the next seq
+    after = dict(t1[0], event_id="closing", type="TableClosed", seq=copy["seq"] + 1,
+                 occurred_at=t1[-1]["occurred_at"], payload={})
+    lines = streams.lines([*t1, copy, after])
+    report = audit(decode_many(lines))
+    without = audit(decode_many(streams.lines([*t1, dict(after, seq=copy["seq"])])))
+    assert report.summary["duplicates_ignored"] == 1
+    assert report.summary["events"] == len(t1) + 1
+    log, wh = write_log(tmp_path / "log.jsonl", lines), tmp_path / "wh.duckdb"
+    load_events(str(log), wh)
+    update_hands(wh, 360)
+    assert query(wh, "SELECT count(*) FROM events") == [(len(t1) + 1,)]
+    assert sorted(f.finding_id for f in report.findings) == [
+        r[0] for r in query(wh, "SELECT finding_id FROM audit_findings ORDER BY 1")]
+    assert sorted(f.kind for f in report.findings) == sorted(
+        [*(f.kind for f in without.findings), "sequence_gap"])
