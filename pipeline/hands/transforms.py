@@ -208,6 +208,11 @@ def write_hands(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str], rows: H
                 FROM {src} WHERE gaming_day IS NOT NULL""")
             con.execute(f"""INSERT INTO pending.dealers SELECT DISTINCT dealer_id, gaming_day
                 FROM {src} WHERE gaming_day IS NOT NULL AND dealer_id IS NOT NULL""")
+            # a dealer's session ends where another dealer's hand begins: the other dealers
+            # of those tables and days have their hours changed too
+            con.execute(f"""INSERT INTO pending.dealers SELECT DISTINCT h.dealer_id, h.gaming_day
+                FROM hands h SEMI JOIN {src} c USING (table_id, gaming_day)
+                WHERE h.dealer_id IS NOT NULL""")
         con.execute("DELETE FROM hands WHERE hand_id IN (SELECT hand_id FROM chunk)")
         con.execute("DELETE FROM wagers WHERE hand_id IN (SELECT hand_id FROM chunk)")
         con.execute(f"""DELETE FROM audit_findings WHERE hand_id IN (SELECT hand_id FROM chunk)

@@ -104,7 +104,7 @@ def test_the_auditor_and_the_warehouse_count_a_renumbered_copy_alike(tmp_path: A
     from tests.pipeline import streams
     from tests.pipeline.conftest import write_log
 
-    t1, t2 = streams.floor()
+    t1, _ = streams.floor()
     payout = next(e for e in t1 if e["type"] == "PayoutRecorded")
     copy = dict(payout, seq=t1[-1]["seq"] + 1)  # the same event again, as the next seq
     after = dict(t1[0], event_id="closing", type="TableClosed", seq=copy["seq"] + 1,

@@ -271,6 +271,26 @@ def test_a_load_while_the_file_is_being_appended_to_loses_nothing(tmp_path: Path
     assert dump(grown) == dump(once)
 
 
+def test_a_relief_dealers_late_hand_updates_the_other_dealers_hours(tmp_path: Path) -> None:
+    """Dealer D1 deals H1 and H3, a relief dealer H2 between them (a session ends when
+    another dealer takes over). H2's end arrives in a later load: D1's hours, which H2
+    splits in two sessions, are recomputed too, as one load of the whole log gives them."""
+    t1, _ = streams.floor()
+    t1 = [dict(e, payload=dict(e["payload"], dealer_id="RELIEF"))
+          if e["type"] == "HandStarted" and e["hand_id"] == "H2" else
+          dict(e, payload=dict(e["payload"], dealer_id="D1"))
+          if e["type"] == "HandStarted" else e for e in t1]
+    late = next(e for e in t1 if e["type"] == "HandEnded" and e["hand_id"] == "H2")
+    lines = streams.lines([e for e in t1 if e is not late] + [late])
+    grown, once = tmp_path / "grown.duckdb", tmp_path / "once.duckdb"
+    _steps(str(write_log(tmp_path / "log.jsonl", lines[:-1])), grown)
+    _steps(str(write_log(tmp_path / "log.jsonl", lines)), grown)
+    _steps(str(tmp_path / "log.jsonl"), once)
+    sql = "SELECT * FROM dealer_performance ORDER BY ALL"
+    assert query(grown, sql) == query(once, sql)
+    assert [r[0] for r in query(once, sql)] == ["D1", "RELIEF"]
+
+
 @pytest.mark.parametrize("bad_time", ["2026-02-31T10:00:00.000Z", "2026-12-31T23:59:60.000Z"])
 def test_a_time_the_warehouse_cannot_hold_is_dead_lettered_not_stuck(tmp_path: Path,
                                                                     bad_time: str) -> None:
