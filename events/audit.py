@@ -302,7 +302,8 @@ class Auditor(Intake):
                 self._emit_dispute(record, opened_id)
             return
         events = list(blob) if isinstance(blob, list) else _hand_decoder.decode(blob)
-        old = fold(events, HandState.begin(hand_id, ev.table_id, table))
+        table_id = events[0].table_id if events else ev.table_id  # the hand's table
+        old = fold(events, HandState.begin(hand_id, table_id, table))
         new = apply(old, ev)
         if new is old:
             return
