@@ -312,7 +312,14 @@ class Auditor(Intake):
         events.append(ev)
         self._remember(hand_id, table, _encoder.encode(events), new)
         where = self.positions.pop(hand_id, None)
-        for f in new.findings[len(old.findings):]:
+        if old.ended is None and new.ended is not None:
+            # a hand settled as incomplete has ended since (its last events came after the
+            # table's next hand began): it is settled again, and what that finds is new
+            shown = {f.finding_id for f in settle_hands([old])[0].findings}
+            fresh = [f for f in settle_hands([new])[0].findings if f.finding_id not in shown]
+        else:
+            fresh = list(new.findings[len(old.findings):])
+        for f in fresh:
             self._emit(self._positioned(f, where))
         note = new.disputes[-1] if len(new.disputes) > len(old.disputes) else None
         if note is None:
