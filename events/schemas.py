@@ -297,8 +297,8 @@ class _HandEvent(_Envelope, frozen=True):
 
 
 class _TableEvent(_Envelope, frozen=True):
-    # the table's rules begin or end here, for every hand after: not one hand's event (a
-    # hand_id would let a settled hand be judged again under other rules)
+    # the table's rules (for every hand after) and its drop: not one hand's events (a
+    # hand_id would route them into a hand, even one already settled)
     hand_id: None
 
 
@@ -310,7 +310,7 @@ class TableClosed(_TableEvent, frozen=True, tag="TableClosed"):
     payload: EmptyPayload
 
 
-class ChipsPurchased(_Envelope, frozen=True, tag="ChipsPurchased"):
+class ChipsPurchased(_TableEvent, frozen=True, tag="ChipsPurchased"):
     payload: ChipsPurchasedPayload
 
 

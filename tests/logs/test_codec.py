@@ -77,7 +77,7 @@ def test_missing_payload_field_names_the_field() -> None:
 def test_envelope_fields_and_rules() -> None:
     ev = event("HandEnded", "T1", 3)  # hand_id None
     assert "HandEnded belongs to a hand" in reason(encode(ev))
-    for kind in ("TableOpened", "TableClosed"):  # the rules of every hand after: no hand's
+    for kind in ("TableOpened", "TableClosed", "ChipsPurchased"):  # table-level: no hand's
         ev = event(kind, "T1", 3, hand_id="H1")
         assert f"{kind} is a table-level event: hand_id must be null, got a string" in reason(
             encode(ev))
