@@ -31,6 +31,7 @@ from events.cards import CARD_PATTERN, DECK
 from events.schemas import (
     EVENT_TYPES,
     SCHEMA_VERSION,
+    TABLE_EVENT_TYPES,
     Event,
     decode_event,
     time_problem,
@@ -325,7 +326,7 @@ def _explain_validation(message: str, generic: dict[str, Any], label: str) -> tu
                                 f"{_json_kind(value)}")
     if parts == ["hand_id"] and value is None and label != "event":
         return "invalid-field", f"{label} belongs to a hand: hand_id is required"
-    if parts == ["hand_id"] and label in ("TableOpened", "TableClosed", "ChipsPurchased"):
+    if parts == ["hand_id"] and label in TABLE_EVENT_TYPES:
         return "invalid-field", (f"{label} is a table-level event: hand_id must be null, "
                                  f"got {_json_kind(value)}")
     if parts == ["schema_version"] and isinstance(value, int) and value > SCHEMA_VERSION:

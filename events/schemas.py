@@ -372,6 +372,10 @@ EVENT_TYPES: dict[str, type[Any]] = {
     )
 }
 
+# the table-level types: their hand_id must be null
+TABLE_EVENT_TYPES = frozenset(
+    name for name, cls in EVENT_TYPES.items() if issubclass(cls, _TableEvent))
+
 _decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
 _encoder = msgspec.json.Encoder()
 

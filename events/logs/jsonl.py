@@ -150,9 +150,7 @@ class JsonlLog(EventLog):
                 yield from self._read_stream(f, first, follow=True, stop=stop,
                                              max_batch=max_batch)
             else:
-                # a file may still be growing: a last line without its newline that is not
-                # yet a whole JSON document is being written; it is left for the next read
-                # (where the stored position then still stands before it), not read torn
+                # (a torn last line is left for the next read: see the module)
                 yield from _read_blocks(f, first, stop, max_batch, _whole_json)
 
     def _read_stream(

@@ -7,18 +7,15 @@ from typing import Any
 import dagster as dg
 
 from pipeline.ingest.resources import Warehouse
-from pipeline.warehouse import reading
+from pipeline.warehouse import CONFLICT_LOSERS, reading
 
-BALANCE_SQL = """
-WITH losers AS (
-    SELECT event_id FROM audit_findings
-    WHERE kind = 'sequence_conflict' AND event_id IS NOT NULL
-), moved AS (
+BALANCE_SQL = f"""
+WITH moved AS (
     SELECT hand_id, sum(CAST(CASE type WHEN 'PayoutRecorded' THEN payload->>'amount'
                                        ELSE payload->>'adjustment' END AS BIGINT)) AS amount
     FROM events
     WHERE type IN ('PayoutRecorded', 'DisputeResolved') AND hand_id IN (SELECT hand_id FROM hands)
-      AND event_id NOT IN (SELECT event_id FROM losers)
+      AND event_id NOT IN {CONFLICT_LOSERS}
     GROUP BY hand_id
 ), booked AS (
     SELECT hand_id, sum(coalesce(recorded_result, 0)) AS amount FROM wagers GROUP BY hand_id
