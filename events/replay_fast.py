@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
+from types import ModuleType
 from typing import Any, NamedTuple
 
 from events.cards import CARD_INDEX
@@ -104,7 +105,18 @@ def _payouts(w: _Walk) -> dict[tuple[int, str], Paid] | None:
 
 def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     """One pass over a clean hand's events, checking as the fold would; the hand as local
-    values, or ``None`` at the first thing the fold could flag."""
+    values, or ``None`` at the first thing the fold could flag. The compiled pass
+    (``events/_walk_c.c``) takes the common course of a hand and steps aside (returns
+    ``NotImplemented``) for everything else, which this module's Python pass decides."""
+    if _compiled is not None:
+        values = _compiled.walk(events, table)
+        if values is not NotImplemented:
+            return _tuple_new(_Walk, values)
+    return _walk_python(events, table)
+
+
+def _walk_python(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
+    """The pass in Python (see :func:`_walk`)."""
     if table is None or table.limits is None or not events:
         return None
     first = events[0]
@@ -250,6 +262,31 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
 
 
 _SPOT = {"ante": 0, "blind": 1, "trips": 2}
+_tuple_new = tuple.__new__
+
+
+def _load_compiled() -> ModuleType | None:
+    """The compiled pass, configured with the event classes, or ``None`` where the module
+    is not built (the Python pass then does all the work, only slower)."""
+    try:
+        from events import _walk_c
+    except ImportError:
+        return None
+    from events import schemas
+    from events.cards import CARD_INDEX
+
+    names: dict[str, Any] = {name: getattr(schemas, name) for name in (
+        "HandStarted", "BetPlaced", "PlayerDecision", "CardsDealt", "CommunityRevealed",
+        "DealerRevealed", "HandEnded", "HandVoided", "DisputeOpened", "DisputeResolved",
+        "PayoutRecorded", *(f"{name}Payload" for name in (
+            "HandStarted", "BetPlaced", "PlayerDecision", "CardsDealt", "CommunityRevealed",
+            "DealerRevealed", "HandVoided", "PayoutRecorded")))}
+    _walk_c.configure({**names, "STREETS": STREETS, "DEFAULT_MULTIPLES": _DEFAULT_MULTIPLES,
+                       "CARD_INDEX": CARD_INDEX})
+    return _walk_c
+
+
+_compiled = _load_compiled()
 
 
 def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
@@ -315,7 +352,16 @@ class Plan(NamedTuple):
 def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
     """The hand as a :class:`Plan` when it is plain: no finding in its fold, none in its
     closing checks (ended, dealer revealed before any payout, every seat raised or folded,
-    rules and cards known), no dispute, one payout per wager. Else ``None``."""
+    rules and cards known), no dispute, one payout per wager. Else ``None``. (The compiled
+    pass plans the common hand; what it steps aside for is planned here in Python.)"""
+    if _compiled is not None:
+        values = _compiled.plan(events, table)
+        if values is not NotImplemented:
+            return _tuple_new(Plan, values)
+    return _fast_plan_python(events, table)
+
+
+def _fast_plan_python(events: Sequence[Event], table: TableContext | None) -> Plan | None:
     w = _walk(events, table)
     if w is None or w.ended is None or w.disputes:
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -99,8 +100,9 @@ def test_workspace_validates_and_names_the_pipeline_module() -> None:
     spec = importlib.util.find_spec(module)
     assert spec is not None and spec.origin is not None
     assert Path(spec.origin) == f.REPO / "pipeline" / "definitions.py"
-    packages = f.REPO / "pyproject.toml"
-    assert '"pipeline"' in packages.read_text()  # installed in the image's environment
+    # installed in the image's environment
+    project = tomllib.loads((f.REPO / "pyproject.toml").read_text())
+    assert "pipeline*" in project["tool"]["setuptools"]["packages"]["find"]["include"]
 
 
 def test_workspace_module_holds_definitions() -> None:

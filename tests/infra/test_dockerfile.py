@@ -62,8 +62,9 @@ def test_project_installed_by_uv_from_the_lock_file() -> None:
 
 
 def test_every_package_of_the_wheel_is_copied() -> None:
-    packages = tomllib.loads((f.REPO / "pyproject.toml").read_text())["tool"]["hatch"]["build"][
-        "targets"]["wheel"]["packages"]
+    found = tomllib.loads((f.REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"]["find"]["include"]
+    packages = [p.removesuffix("*") for p in found]
     copied = [i.args.split()[0] for i in f.dockerfile() if i.keyword == "COPY" and i.stage == 0]
     assert set(packages) <= set(copied)
 
@@ -162,3 +163,13 @@ def test_default_command_is_the_cli() -> None:
     assert cmd == '["uth", "--help"]'
     scripts = tomllib.loads((f.REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["uth"] == "pipeline.cli:main"
+
+
+def test_the_build_stage_compiles_the_auditors_pass() -> None:
+    """events/_walk_c.c is built with the project: the build stage has a C compiler (the
+    optional extension would otherwise be skipped and the auditor run slower)."""
+    compiler = [r for r in runs() if "apt-get install" in r]
+    assert compiler and "gcc" in compiler[0]
+    lines = [i.args for i in f.dockerfile() if i.stage == 0]
+    assert lines.index(next(a for a in lines if "gcc" in a)) < lines.index(
+        next(a for a in lines if "--no-editable" in a))

@@ -1,0 +1,164 @@
+"""The compiled pass over a hand (``events/_walk_c.c``) answers exactly as the Python pass
+(``events.replay_fast._walk_python``, ``_fast_plan_python``) or steps aside
+(``NotImplemented``): on a simulated floor (every ruleset, voids, disputes, mispays) and on
+hands with one event damaged in every way the tests know."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import events.replay_fast as replay_fast
+from events.cards import DECK
+from events.codec import Rejection, decode_many
+from events.replay import TableContext
+from events.replay_fast import Plan, _Walk
+from events.schemas import Event, TableOpened
+from events.simulation import SimConfig, simulate
+from tests.audit.builder import Table, encode_lines, random_hand
+
+compiled = replay_fast._compiled
+
+
+def test_the_compiled_pass_is_built() -> None:
+    """``make install`` builds it; without it the auditor is correct but slower."""
+    assert compiled is not None, "events/_walk_c.c is not built: run `uv sync` (make install)"
+
+
+def python_answers(events: list[Event], table: TableContext | None,
+                   monkeypatch: pytest.MonkeyPatch) -> tuple[_Walk | None, Plan | None]:
+    with monkeypatch.context() as m:
+        m.setattr(replay_fast, "_compiled", None)
+        return (replay_fast._walk_python(events, table),
+                replay_fast._fast_plan_python(events, table))
+
+
+def compare(events: list[Event], table: TableContext | None,
+            monkeypatch: pytest.MonkeyPatch) -> tuple[bool, bool]:
+    """Whether the compiled walk and plan answered (each answer checked)."""
+    assert compiled is not None
+    walk, plan = python_answers(events, table, monkeypatch)
+    c_walk = compiled.walk(events, table)
+    c_plan = compiled.plan(events, table)
+    if c_walk is not NotImplemented:
+        assert walk is not None
+        assert tuple.__new__(_Walk, c_walk) == walk
+        assert list(map(type, c_walk)) == list(map(type, walk))
+    if c_plan is not NotImplemented:
+        assert plan is not None
+        assert tuple.__new__(Plan, c_plan) == plan
+    # and what the module's callers get is the Python pass's answer either way
+    assert replay_fast._walk(events, table) == walk
+    assert replay_fast.fast_plan(events, table) == plan
+    return c_walk is not NotImplemented, c_plan is not NotImplemented
+
+
+def hands_of(items: list[Any]) -> Iterator[tuple[list[Event], TableContext | None]]:
+    """Each hand's events in order, with its table's rules."""
+    tables: dict[str, TableContext] = {}
+    hands: dict[str, tuple[TableContext | None, list[Event]]] = {}
+    for ev in items:
+        if isinstance(ev, TableOpened):
+            tables[ev.table_id] = TableContext.opened(ev)
+        elif ev.hand_id is not None:
+            hands.setdefault(ev.hand_id, (tables.get(ev.table_id), []))[1].append(ev)
+    for table, events in hands.values():
+        yield events, table
+
+
+def test_a_simulated_floor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "floor.jsonl"
+    simulate(SimConfig(tables=4, hands=120, seed=3, ruleset="mixed", mispay_rate=0.03,
+                       void_rate=0.03, dispute_rate=0.03), str(path))
+    items = decode_many(path.read_bytes().splitlines())
+    answered = planned = hands = 0
+    for events, table in hands_of(items):
+        walked, plan = compare(events, table, monkeypatch)
+        answered += walked
+        planned += plan
+        hands += 1
+    assert answered > 0.9 * hands  # the common hand takes the compiled pass
+    assert planned > 0.85 * hands
+
+
+SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
+DAMAGE = ["none", "drop", "repeat", "swap", "recard", "rebet", "reseat", "restreet",
+          "remultiple", "reorder", "truncate", "void", "dispute", "limits", "redeal"]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32), pick=st.integers(0, 10**6), how=st.sampled_from(DAMAGE),
+       ruleset=st.sampled_from(["charlevoix-2011", "live-online", "cardroom"]))
+def test_damaged_hands(seed: int, pick: int, how: str, ruleset: str,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    t = Table("T0")
+    t.open(ruleset=ruleset)
+    t.hand(random_hand(rng, "H1"))
+    opened, *hand = t.events
+    if how == "limits":
+        opened = {**opened, "payload": {**opened["payload"], "seats": 2,
+                                        "max_trips": 500}}
+    # the event to damage: one the damage applies to
+    field = {"recard": "cards", "rebet": "amount", "reseat": "seat", "restreet": "street",
+             "remultiple": "multiple", "redeal": "seat"}.get(how)
+    targets = [i for i, e in enumerate(hand) if i and (
+        field is None or e["payload"].get(field) is not None)] or [1]
+    k = targets[pick % len(targets)]
+    ev = hand[k]
+    payload = ev["payload"]
+    if how == "drop":
+        hand = [*hand[:k], *hand[k + 1:]]
+    elif how == "repeat":
+        hand = [*hand[:k], ev, *hand[k:]]
+    elif how == "swap" and k + 1 < len(hand):
+        hand[k], hand[k + 1] = hand[k + 1], hand[k]
+    elif how == "reorder":
+        hand = [hand[0], *rng.sample(hand[1:], len(hand) - 1)]
+    elif how == "truncate":
+        hand = hand[:k]
+    elif how == "recard" and "cards" in payload:
+        cards = list(payload["cards"])
+        cards[pick % len(cards)] = rng.choice(["2c", "As", "Kd", "7h", "Tc"])
+        hand[k] = {**ev, "payload": {**payload, "cards": cards}}
+    elif how == "rebet" and payload.get("amount"):
+        hand[k] = {**ev, "payload": {**payload, "amount": payload["amount"] + 100}}
+    elif how == "reseat" and payload.get("seat") is not None:
+        hand[k] = {**ev, "payload": {**payload, "seat": 1 + pick % 9}}
+    elif how == "restreet" and ev["type"] == "PlayerDecision":
+        hand[k] = {**ev, "payload": {**payload, "street": rng.choice(
+            ["preflop", "flop", "river"])}}
+    elif how == "remultiple" and payload.get("multiple"):
+        m = rng.choice([1, 2, 3, 4])
+        hand[k] = {**ev, "payload": {**payload, "multiple": m,
+                                     "amount": payload["amount"] // payload["multiple"] * m}}
+    elif how == "redeal" and ev["type"] == "CardsDealt":  # a seat dealt twice, fresh cards
+        used = {c for e in hand for c in e["payload"].get("cards", [])}
+        fresh = [c for c in DECK if c not in used][:2]
+        hand = [*hand[:k + 1], {**ev, "payload": {**payload, "cards": fresh}}, *hand[k + 1:]]
+    elif how == "void":
+        end = next(i for i, e in enumerate(hand) if e["type"] == "HandEnded")
+        hand[end] = {**hand[end], "type": "HandVoided",
+                     "payload": {"reason": "misdeal"}}
+    elif how == "dispute":
+        hand.append({**hand[-1], "event_id": hand[-1]["event_id"] + "d",
+                     "type": "DisputeOpened", "seq": hand[-1]["seq"] + 1,
+                     "payload": {"seat": 1, "claim": "short paid"}})
+    items = decode_many(encode_lines([opened, *hand]))
+    table_ev = items[0]
+    if not isinstance(table_ev, TableOpened):
+        return  # the damage made the table event invalid: nothing to walk
+    events: list[Event] = [e for e in items[1:] if not isinstance(e, Rejection)]
+    if not events:
+        return
+    walked, _ = compare(events, TableContext.opened(table_ev), monkeypatch)
+    if how == "none":
+        assert walked  # a legal hand always takes the compiled pass
