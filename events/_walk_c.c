@@ -9,7 +9,12 @@
  * return a tuple it must equal what the Python pass returns (tests/audit/test_walk_compiled.py
  * holds them equal on legal and damaged hands); every other answer is the Python pass's.
  *
- * Why C: this pass is the auditor's largest own cost, a dozen attribute reads and
+ * split_tables(items) is the auditor's intake step (events/audit_intake.py): a batch of
+ * decoded items split into its rejections and, per table, its events with their ids, hand
+ * ids and whether their seq numbers run on without a break; NotImplemented for any item
+ * that is neither an event nor a rejection (the Python intake takes those batches).
+ *
+ * Why C: these passes are the auditor's largest own cost, a dozen attribute reads and
  * dictionary steps per event in the interpreter.
  *
  * The event classes and constants come from configure() (called by replay_fast at import),
@@ -43,6 +48,15 @@ enum {
     F_DR_CARDS, F_HV_REASON, F_PR_SEAT, F_PR_SPOT, F_PR_OUTCOME, F_PR_AMOUNT, N_FIELDS
 };
 static Py_ssize_t OFF[N_FIELDS];
+
+/* every event class with the slots of its envelope fields (split_tables) */
+#define N_EVENT_TYPES 14
+static struct {
+    PyObject *type;
+    Py_ssize_t table_id, seq, event_id, hand_id;
+} ENVELOPE[N_EVENT_TYPES];
+static int n_envelope;
+static PyObject *T_Rejection;
 
 /* a field's value, borrowed (the object keeps it); NULL when unset */
 #define FIELD(obj, f) (*(PyObject **)((char *)(obj) + OFF[f]))
@@ -672,6 +686,92 @@ plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return r > 0 ? out : NULL;
 }
 
+/* split_tables(items) -> (rejections, {table_id: [events, ids, hand_ids, contiguous, _]})
+ * or NotImplemented; tables in the order they first appear, each one's events in order;
+ * ``contiguous``: each event's seq is the one before it + 1 (the last item is this
+ * function's own note of the table's last seq) */
+static PyObject *
+split_tables(PyObject *self, PyObject *items)
+{
+    if (!PyList_CheckExact(items) || n_envelope != N_EVENT_TYPES)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *rejections = PyList_New(0), *groups = PyDict_New();
+    PyObject *group = NULL, *group_table = NULL, *out = NULL;
+    long long last_seq = 0;
+    if (rejections == NULL || groups == NULL)
+        goto done;
+    int k = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        PyObject *type = (PyObject *)Py_TYPE(item);
+        if (type == T_Rejection) {
+            if (PyList_Append(rejections, item) < 0)
+                goto done;
+            continue;
+        }
+        if (ENVELOPE[k].type != type) {
+            for (k = 0; k < n_envelope && ENVELOPE[k].type != type; k++)
+                ;
+            if (k == n_envelope) {
+                k = 0;
+                out = Py_NewRef(Py_NotImplemented);
+                goto done;
+            }
+        }
+        PyObject *table_id = *(PyObject **)((char *)item + ENVELOPE[k].table_id);
+        PyObject *seq_obj = *(PyObject **)((char *)item + ENVELOPE[k].seq);
+        PyObject *event_id = *(PyObject **)((char *)item + ENVELOPE[k].event_id);
+        PyObject *hand_id = *(PyObject **)((char *)item + ENVELOPE[k].hand_id);
+        long long seq;
+        if (table_id == NULL || seq_obj == NULL || event_id == NULL || hand_id == NULL
+            || as_ll(seq_obj, &seq) <= 0) {
+            if (PyErr_Occurred())
+                goto done;
+            out = Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+        /* the same table as the item before: its group is at hand (a batch comes in runs) */
+        if (group == NULL || (table_id != group_table
+                              && PyUnicode_Compare(table_id, group_table) != 0)) {
+            if (group != NULL && PyList_SetItem(group, 4, PyLong_FromLongLong(last_seq)) < 0)
+                goto done;  /* (the table before keeps its last seq for its next run) */
+            group = PyDict_GetItemWithError(groups, table_id);
+            if (group == NULL) {
+                if (PyErr_Occurred())
+                    goto done;
+                group = Py_BuildValue("[NNNOO]", PyList_New(0), PyList_New(0),
+                                      PyList_New(0), Py_True, Py_None);
+                if (group == NULL)
+                    goto done;
+                int r = PyDict_SetItem(groups, table_id, group);
+                Py_DECREF(group);  /* the dict keeps it */
+                if (r < 0)
+                    goto done;
+                last_seq = seq - 1;
+            } else {
+                PyObject *last = PyList_GET_ITEM(group, 4);
+                last_seq = PyLong_AsLongLong(last);
+                if (last_seq == -1 && PyErr_Occurred())
+                    goto done;
+            }
+            group_table = table_id;
+        }
+        if (seq != last_seq + 1 && PyList_GET_ITEM(group, 3) == Py_True
+            && PyList_SetItem(group, 3, Py_NewRef(Py_False)) < 0)
+            goto done;
+        last_seq = seq;
+        if (PyList_Append(PyList_GET_ITEM(group, 0), item) < 0
+            || PyList_Append(PyList_GET_ITEM(group, 1), event_id) < 0
+            || PyList_Append(PyList_GET_ITEM(group, 2), hand_id) < 0)
+            goto done;
+    }
+    out = Py_BuildValue("(OO)", rejections, groups);
+done:
+    Py_XDECREF(rejections);
+    Py_XDECREF(groups);
+    return out;
+}
+
 static int
 take(PyObject *names, const char *key, PyObject **slot)
 {
@@ -700,6 +800,44 @@ offset(PyObject *cls, const char *name, int f)
     OFF[f] = ((PyMemberDescrObject *)d)->d_member->offset;
     Py_DECREF(d);
     return 0;
+}
+
+static Py_ssize_t
+slot_offset(PyObject *cls, const char *name)
+{
+    Py_ssize_t saved = OFF[0], out;
+    if (offset(cls, name, 0) < 0)
+        return -1;
+    out = OFF[0];
+    OFF[0] = saved;
+    return out;
+}
+
+/* the envelope's slots of every event class (names["EVENTS"]) and the Rejection class */
+static PyObject *
+configure_envelopes(PyObject *names)
+{
+    PyObject *events = PyDict_GetItemString(names, "EVENTS");
+    if (take(names, "Rejection", &T_Rejection) < 0)
+        return NULL;
+    if (events == NULL || !PyTuple_Check(events) || PyTuple_GET_SIZE(events) != N_EVENT_TYPES) {
+        PyErr_Format(PyExc_TypeError, "configure() needs EVENTS, a tuple of %d classes",
+                     N_EVENT_TYPES);
+        return NULL;
+    }
+    n_envelope = 0;
+    for (int k = 0; k < N_EVENT_TYPES; k++) {
+        PyObject *cls = PyTuple_GET_ITEM(events, k);
+        Py_INCREF(cls);
+        ENVELOPE[k].type = cls;
+        if ((ENVELOPE[k].table_id = slot_offset(cls, "table_id")) < 0
+            || (ENVELOPE[k].seq = slot_offset(cls, "seq")) < 0
+            || (ENVELOPE[k].event_id = slot_offset(cls, "event_id")) < 0
+            || (ENVELOPE[k].hand_id = slot_offset(cls, "hand_id")) < 0)
+            return NULL;
+    }
+    n_envelope = N_EVENT_TYPES;
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -754,7 +892,7 @@ configure(PyObject *self, PyObject *names)
         || offset(P_PR, "seat", F_PR_SEAT) || offset(P_PR, "spot", F_PR_SPOT)
         || offset(P_PR, "outcome", F_PR_OUTCOME) || offset(P_PR, "amount", F_PR_AMOUNT))
         return NULL;
-    Py_RETURN_NONE;
+    return configure_envelopes(names);
 }
 
 static PyMethodDef methods[] = {
@@ -762,6 +900,8 @@ static PyMethodDef methods[] = {
      "walk(events, table): the pass's values (replay_fast._Walk) or NotImplemented."},
     {"plan", (PyCFunction)(void (*)(void))plan, METH_FASTCALL,
      "plan(events, table): a plain hand's replay_fast.Plan values or NotImplemented."},
+    {"split_tables", split_tables, METH_O,
+     "split_tables(items): rejections and each table's events, or NotImplemented."},
     {"configure", configure, METH_O, "configure(names): the event classes and constants."},
     {NULL, NULL, 0, NULL},
 };

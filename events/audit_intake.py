@@ -17,6 +17,7 @@ from typing import Any
 from events.audit_findings import Finding
 from events.audit_sequence import Sequencer
 from events.codec import Rejection
+from events.compiled import compiled
 from events.replay import TableContext
 from events.schemas import (
     DisputeOpened,
@@ -74,6 +75,11 @@ class Intake:
         """Feed ``Event``/``Rejection`` items or ``(position, item)`` pairs. Each table's
         events keep their order; tables are independent of each other."""
         items = items if isinstance(items, list) else list(items)
+        if compiled is not None:
+            split = compiled.split_tables(items)
+            if split is not NotImplemented:  # events and rejections, no positions
+                self._feed_split(*split)
+                return
         by_table: dict[str, tuple[list[Event], list[Any] | None]] = {}
         if items and type(items[0]) is not tuple:
             for item in items:  # the common case: no positions
@@ -106,9 +112,29 @@ class Intake:
                     self._emit_all(seq.findings)
                     seq.findings.clear()
 
-    def _route(self, events: list[Event], positions: list[Any] | None) -> None:
-        """In-order events of one table to their hands, a run of one hand at a time."""
-        hands = list(map(_HAND, events))
+    def _feed_split(self, rejections: list[Rejection],
+                    tables: dict[str, list[Any]]) -> None:
+        """``feed_many`` of a batch the compiled intake split: its rejections, and per
+        table its events, their ids and hand ids, and whether their seqs run on."""
+        for rejection in rejections:
+            self._rejected(rejection)
+        seq = self.sequencer
+        for table_id, (events, ids, hands, contiguous, _last) in tables.items():
+            if contiguous and seq.take_run(table_id, events, ids):
+                self._route(events, None, hands)
+                continue
+            for ev in events:
+                seq.push(ev, None, self._process)
+                if seq.findings:
+                    self._emit_all(seq.findings)
+                    seq.findings.clear()
+
+    def _route(self, events: list[Event], positions: list[Any] | None,
+               hands: list[str | None] | None = None) -> None:
+        """In-order events of one table to their hands, a run of one hand at a time
+        (``hands``: their hand ids, when known)."""
+        if hands is None:
+            hands = list(map(_HAND, events))
         open_ = self.open
         a = 0
         for hand_id, run in groupby(hands):

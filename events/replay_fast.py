@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from types import ModuleType
 from typing import Any, NamedTuple
 
 from events.cards import CARD_INDEX
+from events.compiled import compiled as _compiled
 from events.replay import (
     _DEFAULT_MULTIPLES,
     HandState,
@@ -265,28 +265,6 @@ _SPOT = {"ante": 0, "blind": 1, "trips": 2}
 _tuple_new = tuple.__new__
 
 
-def _load_compiled() -> ModuleType | None:
-    """The compiled pass, configured with the event classes, or ``None`` where the module
-    is not built (the Python pass then does all the work, only slower)."""
-    try:
-        from events import _walk_c
-    except ImportError:
-        return None
-    from events import schemas
-    from events.cards import CARD_INDEX
-
-    names: dict[str, Any] = {name: getattr(schemas, name) for name in (
-        "HandStarted", "BetPlaced", "PlayerDecision", "CardsDealt", "CommunityRevealed",
-        "DealerRevealed", "HandEnded", "HandVoided", "DisputeOpened", "DisputeResolved",
-        "PayoutRecorded", *(f"{name}Payload" for name in (
-            "HandStarted", "BetPlaced", "PlayerDecision", "CardsDealt", "CommunityRevealed",
-            "DealerRevealed", "HandVoided", "PayoutRecorded")))}
-    _walk_c.configure({**names, "STREETS": STREETS, "DEFAULT_MULTIPLES": _DEFAULT_MULTIPLES,
-                       "CARD_INDEX": CARD_INDEX})
-    return _walk_c
-
-
-_compiled = _load_compiled()
 
 
 def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
