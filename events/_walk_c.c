@@ -23,6 +23,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_SEAT_NUMBER 64 /* seats 1..63 take the compiled pass */
@@ -35,6 +36,8 @@ static PyObject *P_HS, *P_BP, *P_PD, *P_CD, *P_CR, *P_DR, *P_HV, *P_PR; /* paylo
 static PyObject *STREETS;        /* ("preflop", "flop", "river") */
 static PyObject *DEFAULT_MULT;   /* street -> legal multiples */
 static PyObject *CARD_INDEX;     /* card -> 0..51 */
+static PyObject *SPOT_CODES;     /* payout spot -> its column in the judge (0..3) */
+static PyObject *OUTCOME_CODES;  /* outcome -> the settlement's code */
 static PyObject *SEAT_NAMES[MAX_SEAT_NUMBER]; /* "seat 1"... (made once) */
 
 /* The events' fields are read at their slots: a msgspec Struct keeps each field in a slot
@@ -569,19 +572,20 @@ done:
     return out;
 }
 
-static PyObject *
-index_list(int n, const int *a, int m, const int *b) /* a + b as a list of ints */
+/* a code from a dict of constants (SPOT_CODES, OUTCOME_CODES) into *out: 1 found; 0 not
+ * there (defer); -1 error */
+static inline int
+code_of(PyObject *codes, PyObject *name, long long *out)
 {
-    long long v[7];
-    for (int k = 0; k < n; k++)
-        v[k] = a[k];
-    for (int k = 0; k < m; k++)
-        v[n + k] = b[k];
-    return int_list(n + m, v);
+    PyObject *v = PyDict_GetItemWithError(codes, name);
+    if (v == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return as_ll(v, out);
 }
 
-/* The Plan values of a plain hand that ended (replay_fast._fast_plan_python), or 0 (defer:
- * voided, disputed, unfinished, or not plain) with *out NULL; -1 on error. */
+/* The Plan values of a plain hand that ended (replay_fast._fast_plan_python), its numbers
+ * packed (see replay_fast.Plan); 0 (defer: voided, disputed, unfinished, or not plain)
+ * with *out NULL; -1 on error. */
 static int
 plan_values(Hand *h, PyObject **out)
 {
@@ -596,58 +600,60 @@ plan_values(Hand *h, PyObject **out)
         if (!s->has_dec || !(s->play || s->folded) || s->hole == NULL || s->ante != s->blind)
             return 0;
     }
-    PyObject *rows = PyList_New(h->nbet), *seats = PyList_New(h->nbet);
-    PyObject *dealer = index_list(2, h->dealer_idx, 5, h->community_idx);
-    PyObject *p_seat = PyList_New(n_pays), *p_spot = PyList_New(n_pays);
-    PyObject *p_outcome = PyList_New(n_pays), *p_amount = PyList_New(n_pays);
-    PyObject *pays = NULL;
+    PyObject *cards = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(1 + h->nbet) * 7 * 2);
+    PyObject *seats = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)h->nbet * 5 * 8);
+    PyObject *pays = PyBytes_FromStringAndSize(NULL, n_pays * 4 * 8);
     int r = -1;
-    if (!rows || !seats || !dealer || !p_seat || !p_spot || !p_outcome || !p_amount)
+    if (!cards || !seats || !pays)
         goto done;
+    int16_t *c = (int16_t *)PyBytes_AS_STRING(cards);
+    for (int k = 0; k < 2; k++)
+        *c++ = (int16_t)h->dealer_idx[k];
+    for (int k = 0; k < 5; k++)
+        *c++ = (int16_t)h->community_idx[k];
+    int64_t *t = (int64_t *)PyBytes_AS_STRING(seats);
     for (int j = 0; j < h->nbet; j++) {
         Slot *s = &h->slot[h->bet_order[j]];
-        PyObject *row = index_list(2, s->hole_idx, 5, h->community_idx);
-        PyObject *seat = Py_BuildValue("(lLLLi)", s->seat, s->ante, s->play, s->trips,
-                                       s->play ? 0 : 1);
-        if (row == NULL || seat == NULL) {
-            Py_XDECREF(row);
-            Py_XDECREF(seat);
-            goto done;
-        }
-        PyList_SET_ITEM(rows, j, row);
-        PyList_SET_ITEM(seats, j, seat);
+        for (int k = 0; k < 2; k++)
+            *c++ = (int16_t)s->hole_idx[k];
+        for (int k = 0; k < 5; k++)
+            *c++ = (int16_t)h->community_idx[k];
+        *t++ = s->seat;
+        *t++ = s->ante;
+        *t++ = s->play;
+        *t++ = s->trips;
+        *t++ = s->play ? 0 : 1;
     }
+    int64_t *q = (int64_t *)PyBytes_AS_STRING(pays);
     for (Py_ssize_t j = 0; j < n_pays; j++) {
         PyObject *p = FIELD(PyList_GET_ITEM(h->pays, j), F_PAYLOAD_PR);
-        if (p == NULL || (PyObject *)Py_TYPE(p) != P_PR) {
+        long long seat, spot, outcome, amount;
+        r = 0;
+        if (p == NULL || (PyObject *)Py_TYPE(p) != P_PR || FIELD(p, F_PR_SPOT) == NULL
+            || FIELD(p, F_PR_OUTCOME) == NULL)
+            goto done;
+        if (FIELD(p, F_PR_SEAT) == NULL || (r = as_ll(FIELD(p, F_PR_SEAT), &seat)) <= 0
+            || FIELD(p, F_PR_AMOUNT) == NULL
+            || (r = as_ll(FIELD(p, F_PR_AMOUNT), &amount)) <= 0)
+            goto done;
+        if ((r = code_of(SPOT_CODES, FIELD(p, F_PR_SPOT), &spot)) <= 0
+            || (r = code_of(OUTCOME_CODES, FIELD(p, F_PR_OUTCOME), &outcome)) <= 0)
+            goto done;
+        if (spot < 0 || spot > 3) {
             r = 0;
             goto done;
         }
-        PyObject *v[4] = {FIELD(p, F_PR_SEAT), FIELD(p, F_PR_SPOT), FIELD(p, F_PR_OUTCOME),
-                          FIELD(p, F_PR_AMOUNT)};
-        if (!v[0] || !v[1] || !v[2] || !v[3]) {
-            r = 0;
-            goto done;
-        }
-        PyList_SET_ITEM(p_seat, j, Py_NewRef(v[0]));
-        PyList_SET_ITEM(p_spot, j, Py_NewRef(v[1]));
-        PyList_SET_ITEM(p_outcome, j, Py_NewRef(v[2]));
-        PyList_SET_ITEM(p_amount, j, Py_NewRef(v[3]));
+        *q++ = seat;
+        *q++ = spot;
+        *q++ = outcome;
+        *q++ = amount;
     }
-    pays = PyTuple_Pack(4, p_seat, p_spot, p_outcome, p_amount);
-    if (pays == NULL)
-        goto done;
-    *out = PyTuple_Pack(9, h->ruleset, Py_False, dealer, rows, seats, pays, h->first,
-                        h->ended_at, h->order);
+    *out = PyTuple_Pack(8, h->ruleset, Py_False, cards, seats, pays, h->first, h->ended_at,
+                        h->order);
     r = *out != NULL ? 1 : -1;
 done:
-    Py_XDECREF(rows);
+    Py_XDECREF(cards);
     Py_XDECREF(seats);
-    Py_XDECREF(dealer);
-    Py_XDECREF(p_seat);
-    Py_XDECREF(p_spot);
-    Py_XDECREF(p_outcome);
-    Py_XDECREF(p_amount);
     Py_XDECREF(pays);
     return r;
 }
@@ -864,10 +870,12 @@ configure(PyObject *self, PyObject *names)
         || take(names, "HandVoidedPayload", &P_HV)
         || take(names, "PayoutRecordedPayload", &P_PR)
         || take(names, "STREETS", &STREETS) || take(names, "DEFAULT_MULTIPLES", &DEFAULT_MULT)
-        || take(names, "CARD_INDEX", &CARD_INDEX))
+        || take(names, "CARD_INDEX", &CARD_INDEX) || take(names, "SPOT_CODES", &SPOT_CODES)
+        || take(names, "OUTCOME_CODES", &OUTCOME_CODES))
         return NULL;
     if (!PyTuple_Check(STREETS) || PyTuple_GET_SIZE(STREETS) != 3
-        || !PyDict_Check(DEFAULT_MULT) || !PyDict_Check(CARD_INDEX)) {
+        || !PyDict_Check(DEFAULT_MULT) || !PyDict_Check(CARD_INDEX) || !PyDict_Check(SPOT_CODES)
+        || !PyDict_Check(OUTCOME_CODES)) {
         PyErr_SetString(PyExc_TypeError, "configure(): unexpected constants");
         return NULL;
     }

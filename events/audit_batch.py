@@ -13,7 +13,6 @@ work for hands that have none (the tests check both agree).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -23,11 +22,9 @@ from events.audit_settle import _closing, settle_hands
 from events.cards import CARD_INDEX
 from events.evaluation import category, evaluate7
 from events.replay import HandState
-from events.replay_fast import Plan, SeatPlan
+from events.replay_fast import Plan
 from events.rulesets import Ruleset
 from events.settlement import OUTCOME_NAMES, SPOTS, settle_batch
-
-OUTCOME_CODES = {name: code for code, name in OUTCOME_NAMES.items()}
 
 _Player = tuple[int, int, int, int, int, bool, int, int, Ruleset]
 
@@ -150,61 +147,48 @@ class Judged(NamedTuple):
     categories: list[list[int]]
 
 
-_SPOT_INDEX = {spot: k for k, spot in enumerate(SPOTS)}
-
-
 def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
     """For each plain hand, whether every recorded payout is the engine's settlement: all
     the seven-card hands in one ``evaluate7`` call, the wagers of each ruleset in one
     ``settle_batch`` call, and the payouts matched to the wagers and compared in NumPy
     (exactly one per wager, none elsewhere). A plan not ok goes to the full path, which
-    words the findings. ``seat_rows``: the seat rows and categories too (the warehouse's)."""
+    words the findings. ``seat_rows``: the seat rows and categories too (the warehouse's).
+    The plans' packed numbers (:class:`~events.replay_fast.Plan`) are read into NumPy a
+    whole batch at a time."""
     n_plans = len(plans)
     ok = [True] * n_plans
-    rows: list[list[int]] = []
-    seats: list[SeatPlan] = []
-    d_rows: list[int] = []
-    owner: list[int] = []
-    rulesets: dict[int, Ruleset] = {}
-    group: list[int] = []
-    p_owner: list[int] = []
-    p_seat: list[int] = []
-    p_spot: list[str] = []
-    p_outcome: list[str] = []
-    p_amount: list[int] = []
-    for i, plan in enumerate(plans):
-        if plan.voided or plan.ruleset is None:
-            continue
-        d = len(rows)
-        rows.append(plan.dealer)
-        rows += plan.rows
-        seats += plan.seats
-        n = len(plan.seats)
-        d_rows += [d] * n
-        owner += [i] * n
-        key = id(plan.ruleset)
-        rulesets[key] = plan.ruleset
-        group += [key] * n
-        p_owner += [i] * len(plan.pays[0])
-        p_seat += plan.pays[0]
-        p_spot += plan.pays[1]
-        p_outcome += plan.pays[2]
-        p_amount += plan.pays[3]
     empty = Judged(ok, [[] for _ in plans], [{} for _ in plans], [[] for _ in plans])
-    if not seats:
+    live = [i for i, plan in enumerate(plans) if not plan.voided and plan.ruleset is not None]
+    if not live:
         return empty
-    strength = evaluate7(_matrix(rows, 7, np.int16))
-    cat = category(strength)
-    # player rows follow their dealer's row: row of seat k = its dealer row + its place
-    table = _matrix(seats, 5, np.int64)
-    d_idx = np.array(d_rows, dtype=np.intp)
-    p_idx = d_idx + _places(plans)
-    owners = np.array(owner, dtype=np.int64)
+    judged = [plans[i] for i in live]
+    plan_index = np.array(live, dtype=np.int64)
+    n_seats = np.fromiter((len(p.seats) // 40 for p in judged), np.int64, len(judged))
+    n_pays = np.fromiter((len(p.pays) // 32 for p in judged), np.int64, len(judged))
+    table = np.frombuffer(b"".join([p.seats for p in judged]), np.int64).reshape(-1, 5)
+    pays = np.frombuffer(b"".join([p.pays for p in judged]), np.int64).reshape(-1, 4)
     bad_plan = np.zeros(n_plans, dtype=bool)
-    code, amount = _recorded(table, owners, p_owner, p_seat, p_spot, p_outcome, p_amount,
-                             bad_plan)
-    keys = np.array(group, dtype=np.int64)
+    if not len(table):
+        bad_plan[np.repeat(plan_index, n_pays)] = True  # payouts, and no wager anywhere
+        for i in np.flatnonzero(bad_plan).tolist():
+            ok[i] = False
+        return _details(plans, ok, empty, table, np.zeros((0, 4), np.int64),
+                        np.zeros((0, 4), np.int64), np.zeros(0, np.int64), seat_rows)
+    cards = np.frombuffer(b"".join([p.cards for p in judged]), np.int16).reshape(-1, 7)
+    strength = evaluate7(cards)
+    cat = category(strength)
+    # each plan's rows: its dealer's, then its seats' (so a seat's row follows its dealer's)
+    first_row = np.cumsum(n_seats + 1) - (n_seats + 1)
+    d_idx = np.repeat(first_row, n_seats)
+    p_idx = d_idx + 1 + np.arange(len(table)) - np.repeat(np.cumsum(n_seats) - n_seats,
+                                                             n_seats)
+    owners = np.repeat(plan_index, n_seats)
+    code, amount = _recorded(table, owners, pays, np.repeat(plan_index, n_pays), bad_plan)
+    rulesets = {id(p.ruleset): p.ruleset for p in judged}
+    keys = np.repeat(np.fromiter((id(p.ruleset) for p in judged), np.int64, len(judged)),
+                     n_seats)
     for key, ruleset in rulesets.items():
+        assert ruleset is not None
         sel = np.flatnonzero(keys == key)
         t = table[sel]
         res = settle_batch(ruleset, t[:, 1], t[:, 2], t[:, 3], t[:, 4].astype(bool),
@@ -220,34 +204,31 @@ def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
     return _details(plans, ok, empty, table, code, amount, cat[p_idx], seat_rows)
 
 
-def _recorded(table: np.ndarray, owners: np.ndarray, p_owner: list[int], p_seat: list[int],
-              p_spot: list[str], p_outcome: list[str], p_amount: list[int],
-              bad_plan: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _recorded(table: np.ndarray, owners: np.ndarray, pays: np.ndarray,
+              pay_owner: np.ndarray, bad_plan: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each seat's recorded (outcome code, amount) per spot, 2 and 0 where none; a plan
     with a payout of a seat without wagers or two payouts of one wager is marked in
     ``bad_plan``."""
     n = len(table)
     code = np.full((n, 4), 2, dtype=np.int64)
     amount = np.zeros((n, 4), dtype=np.int64)
-    if p_owner:
+    if len(pays):
         # a seat row's key: its plan and seat number; payouts find their seat row by it
-        width = int(max(table[:, 0].max(), max(p_seat))) + 1
+        p_seat = pays[:, 0]
+        width = int(max(table[:, 0].max(), p_seat.max())) + 1
         seat_keys = owners * width + table[:, 0]
         order = np.argsort(seat_keys, kind="stable")
         sorted_keys = seat_keys[order]
-        pay_owner = np.array(p_owner, dtype=np.int64)
-        pay_keys = pay_owner * width + np.array(p_seat, dtype=np.int64)
+        pay_keys = pay_owner * width + p_seat
         at = np.minimum(np.searchsorted(sorted_keys, pay_keys), n - 1)
         found = sorted_keys[at] == pay_keys
         bad_plan[pay_owner[~found]] = True
         row = order[at[found]]
-        spot = np.array(list(map(_SPOT_INDEX.__getitem__, p_spot)), dtype=np.int64)[found]
-        slot = row * 4 + spot
+        slot = row * 4 + pays[found, 1]
         taken, counts = np.unique(slot, return_counts=True)
         bad_plan[owners[taken[counts > 1] // 4]] = True  # a wager paid twice
-        code.reshape(-1)[slot] = np.array(list(map(OUTCOME_CODES.__getitem__, p_outcome)),
-                                          dtype=np.int64)[found]
-        amount.reshape(-1)[slot] = np.array(p_amount, dtype=np.int64)[found]
+        code.reshape(-1)[slot] = pays[found, 2]
+        amount.reshape(-1)[slot] = pays[found, 3]
     # (a wager never paid keeps code 2, a payout on a spot without a wager has another:
     # both differ from the settlement, which gives 2 exactly where there is no wager)
     return code, amount
@@ -270,7 +251,7 @@ def _details(plans: Sequence[Plan], ok: list[bool], out: Judged, table: np.ndarr
     for i, plan in enumerate(plans):
         if plan.voided or plan.ruleset is None:
             continue
-        n = len(plan.seats)
+        n = plan.n_seats
         if ok[i]:
             out.nets[i] = dict(zip(seat_numbers[k:k + n], nets[k:k + n], strict=True))
             if seat_rows:
@@ -278,20 +259,3 @@ def _details(plans: Sequence[Plan], ok: list[bool], out: Judged, table: np.ndarr
                 out.categories[i] = cat_list[k:k + n]
         k += n
     return out
-
-
-def _matrix(rows: Sequence[Sequence[int]], width: int, dtype: type) -> np.ndarray:
-    """Equal-length rows of ints as a 2-D array (flattened first: several times faster
-    than ``np.array`` on a list of lists)."""
-    flat: np.ndarray = np.fromiter(chain.from_iterable(rows), dtype=dtype,
-                                   count=len(rows) * width)
-    return flat.reshape(len(rows), width)
-
-
-def _places(plans: Sequence[Plan]) -> np.ndarray:
-    """1, 2, ... for the seats of each judged hand (their rows follow the dealer's)."""
-    out: list[int] = []
-    for plan in plans:
-        if not plan.voided and plan.ruleset is not None:
-            out += range(1, len(plan.seats) + 1)
-    return np.array(out, dtype=np.intp)

@@ -23,6 +23,7 @@ def _load() -> ModuleType | None:
     from events.codec import Rejection
     from events.replay import _DEFAULT_MULTIPLES
     from events.rules import STREETS
+    from events.settlement import OUTCOME_CODES, SPOT_CODES
 
     kinds = ("HandStarted", "BetPlaced", "PlayerDecision", "CardsDealt", "CommunityRevealed",
              "DealerRevealed", "HandVoided", "PayoutRecorded")
@@ -33,7 +34,7 @@ def _load() -> ModuleType | None:
     _walk_c.configure({
         **names, "STREETS": STREETS, "DEFAULT_MULTIPLES": _DEFAULT_MULTIPLES,
         "CARD_INDEX": CARD_INDEX, "EVENTS": tuple(schemas.EVENT_TYPES.values()),
-        "Rejection": Rejection})
+        "Rejection": Rejection, "SPOT_CODES": SPOT_CODES, "OUTCOME_CODES": OUTCOME_CODES})
     return _walk_c
 
 

@@ -11,8 +11,8 @@ tests check both on random legal hands and on hands with one thing wrong.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 from events.cards import CARD_INDEX
@@ -39,6 +39,7 @@ from events.schemas import (
     PayoutRecorded,
     PlayerDecision,
 )
+from events.settlement import OUTCOME_CODES, SPOT_CODES
 
 _new = object.__new__
 _paid = tuple.__new__
@@ -308,23 +309,30 @@ def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
 
 # ------------------------------------------------------------------------ the lean audit
 
-#: A seat of a plain hand: seat, ante, play, trips, folded (0/1).
-SeatPlan = tuple[int, int, int, int, int]
-
 class Plan(NamedTuple):
-    """A plain finished hand, ready to be judged in bulk (``events.audit_batch.judge``):
-    its seven-card hands as card indices, every wager, and every recorded payout as
-    parallel lists (seat, spot, outcome, amount), checked against the wagers there."""
+    """A plain finished hand, ready to be judged in bulk (``events.audit_batch.judge``),
+    its numbers packed as machine integers so that the judge reads a whole batch of plans
+    into NumPy without a Python step per number:
+
+    - ``cards``: int16 card indices, seven a row: the dealer's seven cards, then each
+      seat's (in the order of ``seats``);
+    - ``seats``: int64, five a seat: seat, ante, play, trips, folded (0/1);
+    - ``pays``: int64, four a recorded payout: seat, spot (``settlement.SPOT_CODES``),
+      outcome (``settlement.OUTCOME_CODES``), amount; checked against the wagers there.
+    """
 
     ruleset: Ruleset | None
     voided: bool
-    dealer: list[int]
-    rows: list[list[int]]
-    seats: list[SeatPlan]
-    pays: tuple[list[int], list[str], list[str], list[int]] = ([], [], [], [])
+    cards: bytes = b""
+    seats: bytes = b""
+    pays: bytes = b""
     first: HandStarted | None = None  # what the warehouse row of the hand is made of
     ended_at: str | None = None
     dealing_order: str | None = None
+
+    @property
+    def n_seats(self) -> int:
+        return len(self.seats) // 40
 
 
 def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
@@ -347,7 +355,7 @@ def _fast_plan_python(events: Sequence[Event], table: TableContext | None) -> Pl
         for ev in w.pays:
             if ev.payload.outcome != "push":  # (a push carries 0)
                 return None
-        return Plan(None, True, [], [], []) if _payouts(w) is not None else None
+        return Plan(None, True) if _payouts(w) is not None else None
     if w.early:
         return None  # a payout before the dealer's reveal: the full path words it
     assert table is not None
@@ -357,27 +365,20 @@ def _fast_plan_python(events: Sequence[Event], table: TableContext | None) -> Pl
     bets, dec, holes = w.bets, w.dec, w.hole
     idx = CARD_INDEX
     comm = [idx[c] for c in w.community]
-    rows: list[list[int]] = []
-    seats: list[SeatPlan] = []
+    cards = array("h", [idx[c] for c in w.dealer] + comm)
+    seats = array("q")
     for seat, (ante, blind, trips) in bets.items():
         d = dec.get(seat)
         hole = holes.get(seat)
         if d is None or not (d[0] or d[3]) or hole is None or ante != blind:
             return None  # neither raised nor folded, or no cards: the full path says why
         play = d[0]
-        rows.append([idx[hole[0]], idx[hole[1]], *comm])
-        seats.append((seat, ante, play, trips, 0 if play else 1))
-    # the payouts as columns (no Python step per payout: they are a third of the events);
-    # the judge checks them against the wagers, one per wager, in NumPy
-    ps = list(map(_PAYLOAD, w.pays))
-    pays = (list(map(_SEAT, ps)), list(map(_SPOT_NAME, ps)), list(map(_OUTCOME, ps)),
-            list(map(_AMOUNT, ps)))
-    return Plan(ruleset, False, [idx[c] for c in w.dealer] + comm, rows, seats, pays, w.first,
+        cards.extend([idx[hole[0]], idx[hole[1]], *comm])
+        seats.extend((seat, ante, play, trips, 0 if play else 1))
+    # the judge checks the payouts against the wagers, one per wager, in NumPy
+    pays = array("q")
+    for ev in w.pays:
+        p = ev.payload
+        pays.extend((p.seat, SPOT_CODES[p.spot], OUTCOME_CODES[p.outcome], p.amount))
+    return Plan(ruleset, False, cards.tobytes(), seats.tobytes(), pays.tobytes(), w.first,
                 w.ended_at, w.order)
-
-
-_PAYLOAD = attrgetter("payload")
-_SEAT = attrgetter("seat")
-_SPOT_NAME = attrgetter("spot")
-_OUTCOME = attrgetter("outcome")
-_AMOUNT = attrgetter("amount")

@@ -39,6 +39,9 @@ LOSE: int = -1
 NO_WAGER: int = 2  # the spot had no wager on that row (play after a fold, no trips bet)
 OUTCOME_NAMES: dict[int, str] = {WIN: "win", PUSH: "push", LOSE: "lose"}
 SPOTS = ("ante", "blind", "play", "trips")
+#: Each payout spot's place in ``SPOTS`` and each outcome's code (packed plans, the judge).
+SPOT_CODES: dict[str, int] = {spot: k for k, spot in enumerate(SPOTS)}
+OUTCOME_CODES: dict[str, int] = {name: code for code, name in OUTCOME_NAMES.items()}
 
 Outcome = Literal["win", "lose", "push"]
 IntArray = npt.NDArray[np.integer]

@@ -265,3 +265,21 @@ def test_the_audit_is_the_same_without_the_compiled_passes(
     assert fast.rejected == slow.rejected
     assert fast.summary == slow.summary
     assert {f.kind for f in fast.findings} >= {"mispay", "sequence_gap"}
+
+
+def test_a_payout_in_a_hand_without_wagers_is_never_judged_right() -> None:
+    """A plain plan with a recorded payout and no wager: not ok whether or not the other
+    plans judged with it have seats (it once passed when judged alone)."""
+    from array import array
+
+    from events.audit_batch import judge
+    from events.rulesets import load_ruleset
+
+    ruleset = load_ruleset("charlevoix-2011")
+    dealer = array("h", [0, 5, 10, 20, 30, 40, 50]).tobytes()
+    stray = Plan(ruleset, False, dealer, b"", array("q", [3, 0, 1, 500]).tobytes())
+    assert judge([stray]).ok == [False]
+    seated = Plan(ruleset, False, dealer + array("h", [1, 2, 10, 20, 30, 40, 50]).tobytes(),
+                  array("q", [1, 500, 0, 0, 1]).tobytes(), b"")
+    assert judge([seated, stray]).ok == [False, False]  # seated: its wagers were never paid
+    assert judge([Plan(ruleset, False, dealer)]).ok == [True]  # nothing wagered, nothing paid
