@@ -130,7 +130,7 @@ class Intake:
                     seq.findings.clear()
 
     def _route(self, events: list[Event], positions: list[Any] | None,
-               hands: list[str | None] | None = None) -> None:
+               hands: list[Any] | None = None) -> None:
         """In-order events of one table to their hands, a run of one hand at a time
         (``hands``: their hand ids, when known)."""
         if hands is None:
