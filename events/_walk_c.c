@@ -123,13 +123,14 @@ as_ll(PyObject *v, long long *out) /* 1: read; 0: not an int (defer); -1: error 
 }
 
 /* ``a == b`` for a constant ``b`` (interned): two interned strings are equal only when
- * they are one object, and the decoder hands back interned literals */
+ * they are one object, and the decoder hands back interned literals (a value that is
+ * not a str is never equal) */
 static inline int
 eq(PyObject *a, PyObject *b)
 {
     if (a == b)
         return 1;
-    if (PyUnicode_CheckExact(a) && PyUnicode_CHECK_INTERNED(a))
+    if (!PyUnicode_CheckExact(a) || PyUnicode_CHECK_INTERNED(a))
         return 0;
     return PyUnicode_Compare(a, b) == 0;
 }
@@ -730,7 +731,7 @@ split_tables(PyObject *self, PyObject *items)
         PyObject *hand_id = *(PyObject **)((char *)item + ENVELOPE[k].hand_id);
         long long seq;
         if (table_id == NULL || seq_obj == NULL || event_id == NULL || hand_id == NULL
-            || as_ll(seq_obj, &seq) <= 0) {
+            || !PyUnicode_CheckExact(table_id) || as_ll(seq_obj, &seq) <= 0) {
             if (PyErr_Occurred())
                 goto done;
             out = Py_NewRef(Py_NotImplemented);
