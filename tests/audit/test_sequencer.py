@@ -122,3 +122,27 @@ def test_the_auditor_and_the_warehouse_count_a_renumbered_copy_alike(tmp_path: A
         r[0] for r in query(wh, "SELECT finding_id FROM audit_findings ORDER BY 1")]
     assert sorted(f.kind for f in report.findings) == sorted(
         [*(f.kind for f in without.findings), "sequence_gap"])
+
+
+def test_a_refused_run_leaves_the_remembered_ids_as_they_were() -> None:
+    """A run holding an id already remembered (a copy under another seq) or the same id
+    twice is refused, and the ids remembered are those of before the run, however they
+    came (runs, single events, events that waited, the generation before)."""
+    seq, out = Sequencer(window=6), []
+    assert seq.take_run("T1", [closed(k, f"e{k}") for k in range(4)])
+    seq.push(closed(5, "e5"), None, taken(out))  # waits for seq 4
+    seq.push(closed(4, "e4"), None, taken(out))
+    assert seq.take_run("T1", [closed(6, "e6"), closed(7, "e7")])  # ages: e0-e7 are old
+    seq.push(closed(8, "e8"), None, taken(out))
+    seq.push(closed(10, "e10"), None, taken(out))  # waits for seq 9
+    seq.push(closed(9, "e9"), None, taken(out))
+    table = seq.tables["T1"]
+    before = (set(table.ids), set(table.old_ids))
+    assert before[0] == {"e8", "e9", "e10"} and before[1] >= {f"e{k}" for k in range(8)}
+    for run in ([closed(11, "n11"), closed(12, "e9")],  # a copy of a current id
+                [closed(11, "n11"), closed(12, "e2")],  # of an old one
+                [closed(11, "n11"), closed(12, "n11")]):  # one id twice
+        assert not seq.take_run("T1", run)
+        assert (table.ids, table.old_ids) == before
+    assert seq.take_run("T1", [closed(11, "n11"), closed(12, "n12")])
+    assert table.ids == before[0] | {"n11", "n12"}
