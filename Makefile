@@ -10,7 +10,7 @@ DEMO_DIR ?= demo-data
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml uv.lock events/_walk_c.c
+$(VENV)/.installed: pyproject.toml uv.lock $(wildcard events/_walk_*.c events/_walk_c.h)
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 	$(UV) sync --frozen --quiet
 	@touch $@

@@ -1,4 +1,4 @@
-"""The auditor's compiled passes (``events/_walk_c.c``), configured for this contract.
+"""The auditor's compiled passes (``events/_walk_*.c``), configured for this contract.
 
 ``compiled`` is the extension module, ready to use, or ``None`` where it is not built (an
 install without a C compiler): its callers then do the same work in Python, only slower.

@@ -107,7 +107,7 @@ def _payouts(w: _Walk) -> dict[tuple[int, str], Paid] | None:
 def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     """One pass over a clean hand's events, checking as the fold would; the hand as local
     values, or ``None`` at the first thing the fold could flag. The compiled pass
-    (``events/_walk_c.c``) takes the common course of a hand and steps aside (returns
+    (``events/_walk_scan.c``) takes the common course of a hand and steps aside (returns
     ``NotImplemented``) for everything else, which this module's Python pass decides."""
     if _compiled is not None:
         values = _compiled.walk(events, table)

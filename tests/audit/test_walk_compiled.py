@@ -1,4 +1,4 @@
-"""The compiled pass over a hand (``events/_walk_c.c``) answers exactly as the Python pass
+"""The compiled pass over a hand (``events/_walk_*.c``) answers exactly as the Python pass
 (``events.replay_fast._walk_python``, ``_fast_plan_python``) or steps aside
 (``NotImplemented``): on a simulated floor (every ruleset, voids, disputes, mispays) and on
 hands with one event damaged in every way the tests know."""
@@ -28,7 +28,7 @@ compiled = replay_fast._compiled
 
 def test_the_compiled_pass_is_built() -> None:
     """``make install`` builds it; without it the auditor is correct but slower."""
-    assert compiled is not None, "events/_walk_c.c is not built: run `uv sync` (make install)"
+    assert compiled is not None, "events/_walk_*.c not built: run `uv sync` (make install)"
 
 
 def python_answers(events: list[Event], table: TableContext | None,

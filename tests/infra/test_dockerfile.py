@@ -166,7 +166,7 @@ def test_default_command_is_the_cli() -> None:
 
 
 def test_the_build_stage_compiles_the_auditors_pass() -> None:
-    """events/_walk_c.c is built with the project: the build stage has a C compiler (the
+    """events/_walk_*.c are built with the project: the build stage has a C compiler (the
     optional extension would otherwise be skipped and the auditor run slower)."""
     compiler = [r for r in runs() if "apt-get install" in r]
     assert compiler and "gcc" in compiler[0]
