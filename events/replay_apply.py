@@ -33,7 +33,15 @@ from events.replay_state import (
     _seat_update,
     _with,
 )
-from events.rules import STREETS, RuleViolation, SeatState, money, verify_bet, verify_decision
+from events.rules import (
+    DEFAULT_MULTIPLES,
+    STREETS,
+    RuleViolation,
+    SeatState,
+    money,
+    verify_bet,
+    verify_decision,
+)
 from events.rules import verify_in_hand as _verify_in_hand
 from events.rulesets import TableLimits
 from events.schemas import (
@@ -246,7 +254,7 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
 
 
 _STREET_AT = {0: "preflop", 3: "flop", 5: "river"}
-_DEFAULT_MULTIPLES = {"preflop": (4, 3), "flop": (2,), "river": (1,)}
+_DEFAULT_MULTIPLES = DEFAULT_MULTIPLES  # (the rules' own: one table of legal multiples)
 
 
 def _decision_ok(state: HandState, seat: SeatState, p: Any) -> bool:
