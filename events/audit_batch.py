@@ -163,8 +163,8 @@ def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
         return empty
     judged = [plans[i] for i in live]
     plan_index = np.array(live, dtype=np.int64)
-    n_seats = np.fromiter((len(p.seats) // 40 for p in judged), np.int64, len(judged))
-    n_pays = np.fromiter((len(p.pays) // 32 for p in judged), np.int64, len(judged))
+    n_seats = np.fromiter((p.n_seats for p in judged), np.int64, len(judged))
+    n_pays = np.fromiter((p.n_pays for p in judged), np.int64, len(judged))
     table = np.frombuffer(b"".join([p.seats for p in judged]), np.int64).reshape(-1, 5)
     pays = np.frombuffer(b"".join([p.pays for p in judged]), np.int64).reshape(-1, 4)
     bad_plan = np.zeros(n_plans, dtype=bool)

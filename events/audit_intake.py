@@ -106,11 +106,17 @@ class Intake:
             if seq.take_run(table_id, events):  # the common case: the sequence goes on
                 self._route(events, positions)
                 continue
-            for k, ev in enumerate(events):
-                seq.push(ev, positions[k] if positions else None, self._process)
-                if seq.findings:
-                    self._emit_all(seq.findings)
-                    seq.findings.clear()
+            self._push_each(events, positions)
+
+    def _push_each(self, events: list[Event], positions: list[Any] | None) -> None:
+        """One table's events through the sequencer one at a time (a gap, a redelivery,
+        events out of order), its findings emitted as they appear."""
+        seq = self.sequencer
+        for k, ev in enumerate(events):
+            seq.push(ev, positions[k] if positions else None, self._process)
+            if seq.findings:
+                self._emit_all(seq.findings)
+                seq.findings.clear()
 
     def _feed_split(self, rejections: list[Rejection],
                     tables: dict[str, list[Any]]) -> None:
@@ -122,12 +128,8 @@ class Intake:
         for table_id, (events, ids, hands, contiguous, _last) in tables.items():
             if contiguous and seq.take_run(table_id, events, ids):
                 self._route(events, None, hands)
-                continue
-            for ev in events:
-                seq.push(ev, None, self._process)
-                if seq.findings:
-                    self._emit_all(seq.findings)
-                    seq.findings.clear()
+            else:
+                self._push_each(events, None)
 
     def _route(self, events: list[Event], positions: list[Any] | None,
                hands: list[Any] | None = None) -> None:

@@ -21,8 +21,7 @@ def _load() -> ModuleType | None:
     from events import schemas
     from events.cards import CARD_INDEX
     from events.codec import Rejection
-    from events.replay import _DEFAULT_MULTIPLES
-    from events.rules import STREETS
+    from events.rules import DEFAULT_MULTIPLES, STREETS
     from events.settlement import OUTCOME_CODES, SPOT_CODES
 
     kinds = ("HandStarted", "BetPlaced", "PlayerDecision", "CardsDealt", "CommunityRevealed",
@@ -32,7 +31,7 @@ def _load() -> ModuleType | None:
             *kinds, "HandEnded", "DisputeOpened", "DisputeResolved",
             *(f"{kind}Payload" for kind in kinds))}
     _walk_c.configure({
-        **names, "STREETS": STREETS, "DEFAULT_MULTIPLES": _DEFAULT_MULTIPLES,
+        **names, "STREETS": STREETS, "DEFAULT_MULTIPLES": DEFAULT_MULTIPLES,
         "CARD_INDEX": CARD_INDEX, "EVENTS": tuple(schemas.EVENT_TYPES.values()),
         "Rejection": Rejection, "SPOT_CODES": SPOT_CODES, "OUTCOME_CODES": OUTCOME_CODES})
     return _walk_c

@@ -42,7 +42,7 @@ from events.schemas import (
 from events.settlement import OUTCOME_CODES, SPOT_CODES
 
 _new = object.__new__
-_paid = tuple.__new__
+_tuple_new = tuple.__new__  # a NamedTuple from its values, without its __new__
 
 
 class _Walk(NamedTuple):
@@ -99,7 +99,7 @@ def _payouts(w: _Walk) -> dict[tuple[int, str], Paid] | None:
             b = bets.get(p.seat)
             if b is None or not b[_SPOT[p.spot]]:
                 return None
-        out[key] = _paid(Paid, (p.outcome, p.amount, ev.event_id, k < w.early,
+        out[key] = _tuple_new(Paid, (p.outcome, p.amount, ev.event_id, k < w.early,
                                 ev.occurred_at, 0))
     return out
 
@@ -263,9 +263,6 @@ def _walk_python(events: Sequence[Event], table: TableContext | None) -> _Walk |
 
 
 _SPOT = {"ante": 0, "blind": 1, "trips": 2}
-_tuple_new = tuple.__new__
-
-
 
 
 def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
@@ -309,6 +306,10 @@ def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
 
 # ------------------------------------------------------------------------ the lean audit
 
+SEAT_BYTES = 5 * 8  # a seat of a Plan: five int64
+PAY_BYTES = 4 * 8  # a payout of a Plan: four int64
+
+
 class Plan(NamedTuple):
     """A plain finished hand, ready to be judged in bulk (``events.audit_batch.judge``),
     its numbers packed as machine integers so that the judge reads a whole batch of plans
@@ -332,7 +333,11 @@ class Plan(NamedTuple):
 
     @property
     def n_seats(self) -> int:
-        return len(self.seats) // 40
+        return len(self.seats) // SEAT_BYTES
+
+    @property
+    def n_pays(self) -> int:
+        return len(self.pays) // PAY_BYTES
 
 
 def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
