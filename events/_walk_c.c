@@ -286,6 +286,11 @@ static PyMethodDef methods[] = {
     {"split_tables", split_tables, METH_O,
      "split_tables(items): rejections and each table's events, or NotImplemented."},
     {"configure", configure, METH_O, "configure(names): the event classes and constants."},
+    {"judge", (PyCFunction)(void (*)(void))judge_hand, METH_FASTCALL,
+     "judge(cards, seats, pays, rules): a plain hand's {seat: net} when every payout is "
+     "right, else None."},
+    {"configure_evaluation", configure_evaluation, METH_O,
+     "configure_evaluation(tables): the evaluator's lookup tables, as bytes."},
     {NULL, NULL, 0, NULL},
 };
 

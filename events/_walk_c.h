@@ -121,5 +121,8 @@ int hand_scan(PyObject *events, PyObject *table, Hand *h);
 /* what walk() and plan() return for a scanned hand (_walk_values.c) */
 PyObject *walk_values(Hand *h);
 int plan_values(Hand *h, PyObject **out);
+/* a plain hand judged as it ends (_walk_judge.c) */
+PyObject *configure_evaluation(PyObject *self, PyObject *tables);
+PyObject *judge_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -12,8 +12,11 @@ order, redeliveries ignored, gaps and conflicts found) and are collected per han
 arrives, a batch of finished hands at a time:
 
 - the lean path (``records=False``, ``uth audit``): a plain hand (one pass,
-  :func:`~events.replay_fast.fast_plan`, finds nothing the fold would flag) is judged in
-  bulk with the others (:func:`~events.audit_batch.judge`: one ``evaluate7`` call,
+  :func:`~events.replay_fast.fast_plan`, finds nothing the fold would flag) is judged the
+  moment it ends by the compiled judge (:func:`~events.audit_batch.judge_now`), and when
+  every payout is right its events are let go at once, while still in the processor's
+  cache; a plain hand it does not find right (or where it is not built) is judged in bulk
+  with the others (:func:`~events.audit_batch.judge`: one ``evaluate7`` call,
   ``settle_batch`` per ruleset, payouts compared in NumPy);
 - every other hand, and every hand when the warehouse rows are wanted (``records=True``),
   is folded event by event (:mod:`events.replay`: each event checked before it is applied)
@@ -39,7 +42,7 @@ from typing import Any
 
 import msgspec
 
-from events.audit_batch import audit_hands, judge
+from events.audit_batch import audit_hands, judge, judge_now
 from events.audit_clean import CleanHand, late_event, opening
 from events.audit_columns import RowColumns
 from events.audit_findings import (
@@ -191,8 +194,27 @@ class Auditor(Intake):
         # cache (at the flush, a batch of hands later, they are read back from memory)
         if self.planning:
             table, events = self.open[hand_id]
-            self._plans[hand_id] = fast_plan(events, table)
+            plan = fast_plan(events, table)
+            if plan is not None and self.columns is None:
+                nets = judge_now(plan)
+                if nets is not None:  # every payout right: settled now, its events let go
+                    self._settled_now(hand_id, table_id, table, plan, nets)
+                    return
+            self._plans[hand_id] = plan
         super()._ended(hand_id, table_id)
+
+    def _settled_now(self, hand_id: str, table_id: str, table: TableContext | None,
+                     plan: Plan, nets: dict[int, int]) -> None:
+        """A plain hand judged right as it ended: kept as a clean hand (its nets), as a
+        flush keeps it, without waiting for the batch."""
+        del self.open[hand_id]
+        if self.current.get(table_id) == hand_id:
+            del self.current[table_id]
+        first: Any = plan.first
+        self._remember(hand_id, table, CleanHand(first.table_id, first.payload.dealer_id,
+                                                 nets), None)
+        self.settled_since_flush += 1
+        self._flush_when_due()
 
     def _changed(self, hand_id: str) -> None:
         self._plans.pop(hand_id, None)  # planned again at the flush, with the new event
@@ -203,6 +225,7 @@ class Auditor(Intake):
         Plain hands (:func:`~events.replay_fast.fast_plan`) are judged in bulk; a hand that
         is not plain, or whose payouts are not all right, is folded event by event and
         settled by ``settle_hands``, which words its findings."""
+        self.settled_since_flush = 0
         if not self.ready:
             return
         hands = list(self.ready.items())

@@ -50,6 +50,10 @@ class Intake:
     quiet: bool
     batch: int
     hands_seen: int
+    # hands that ended since the last flush and were settled at once (the lean auditor's
+    # right ones): they count toward ``batch`` as the waiting ones do, so a hand left
+    # waiting (abandoned, or judged wrong) is settled no later than it was before
+    settled_since_flush: int = 0
 
     def flush(self) -> None:
         raise NotImplementedError
@@ -79,6 +83,10 @@ class Intake:
             split = compiled.split_tables(items)
             if split is not NotImplemented:  # events and rejections, no positions
                 self._feed_split(*split)
+                # the tables' lists let go first: the events of the hands that ended are
+                # then freed with the batch's list, in the order they were decoded (by
+                # table they would be freed scattered across memory)
+                del split
                 return
         by_table: dict[str, tuple[list[Event], list[Any] | None]] = {}
         if items and type(items[0]) is not tuple:
@@ -225,7 +233,10 @@ class Intake:
         self.ready[hand_id] = self.open.pop(hand_id)
         if self.current.get(table_id) == hand_id:
             del self.current[table_id]
-        if len(self.ready) >= self.batch:
+        self._flush_when_due()
+
+    def _flush_when_due(self) -> None:
+        if len(self.ready) + self.settled_since_flush >= self.batch:
             self.flush()
 
     def _abandon(self, table_id: str) -> None:

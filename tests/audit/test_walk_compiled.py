@@ -224,6 +224,7 @@ def test_the_audit_is_the_same_without_the_compiled_passes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """A damaged floor (events lost, repeated, re-numbered, out of order, corrupted) fed
     in uneven batches: the same report with and without the compiled passes."""
+    import events.audit_batch as audit_batch
     import events.audit_intake as audit_intake
     from events.audit import Auditor
 
@@ -259,6 +260,7 @@ def test_the_audit_is_the_same_without_the_compiled_passes(
     with monkeypatch.context() as m:
         m.setattr(audit_intake, "compiled", None)
         m.setattr(replay_fast, "_compiled", None)
+        m.setattr(audit_batch, "compiled", None)  # every hand judged in its batch
         rng.seed(seed)
         slow = run()
     assert fast.findings == slow.findings
