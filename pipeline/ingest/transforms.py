@@ -26,7 +26,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.codec import Rejection, decode_line
+from events.codec import MAX_RAW_KEPT, Rejection, decode_line
 from events.logs.base import Cursor, Record
 from events.privacy import needs_scrub, scrub
 from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event, decode_event, times_valid
@@ -45,6 +45,7 @@ _VALUE = attrgetter("value")
 _EVENT_ID, _TABLE_ID, _HAND_ID = (attrgetter(n) for n in ("event_id", "table_id", "hand_id"))
 _SEQ, _OCCURRED_AT, _PAYLOAD = (attrgetter(n) for n in ("seq", "occurred_at", "payload"))
 _NAME = attrgetter("__name__")
+CONFLICTING_COPY = "conflicting-copy"  # the dead letters' code of such a copy
 
 
 @dataclass
@@ -93,20 +94,42 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
     if positions is None or len(positions) != count:
         positions = [str(where(r)) for r in records]
     duplicates = len(ids) - len(set(ids))
+    rejections: list[Rejection] = []
     if duplicates:  # keep the first copy of each event_id
         first: dict[str, int] = {}
         for i, event_id in enumerate(ids):
-            first.setdefault(event_id, i)
+            kept = first.setdefault(event_id, i)
+            if kept != i and _conflicts(events[kept], events[i]):
+                rejections.append(conflicting_copy(events[i], positions[i], records[i].value,
+                                                   f"{positions[kept]} of this batch"))
         keep = sorted(first.values())
         events = [events[i] for i in keep]
         positions = [positions[i] for i in keep]
         ids = [ids[i] for i in keep]
+        duplicates -= len(rejections)
     # each column in one C-level pass over the events
     return _batch(ids, list(map(_NAME, map(type, events))), list(map(_TABLE_ID, events)),
                   list(map(_HAND_ID, events)), list(map(_SEQ, events)),
                   list(map(_OCCURRED_AT, events)),
-                  list(map(_encoder.encode, map(_PAYLOAD, events))), positions, [], count,
-                  duplicates)
+                  list(map(_encoder.encode, map(_PAYLOAD, events))), positions, rejections,
+                  count, duplicates)
+
+
+def _conflicts(kept: Event, copy: Event) -> bool:
+    """A copy of an event that is not a redelivery: the same ``seq`` with other contents
+    (as the auditor's sequencer judges it; a copy under another ``seq`` is a re-numbered
+    redelivery, counted once)."""
+    return copy.seq == kept.seq and copy != kept
+
+
+def conflicting_copy(ev: Event, position: str, raw: bytes, first: str) -> Rejection:
+    """The dead letter of a copy of ``ev``'s ``event_id`` (and ``seq``) with other
+    contents: the first copy (at ``first``) stands, this one is kept here with the
+    reason."""
+    return Rejection(position, CONFLICTING_COPY,
+                     f"event {ev.event_id} (table {ev.table_id} seq {ev.seq}) arrived again "
+                     f"with other contents; the first copy ({first}) is kept",
+                     bytes(raw[:MAX_RAW_KEPT]), ev.event_id, ev.table_id)
 
 
 def _decode_all(records: Sequence[Record]) -> list[Any] | None:
@@ -127,7 +150,7 @@ def _decode_one_by_one(records: Sequence[Record],
     cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
     ids, types, tables, hands, seqs, times, payloads, positions = cols
     rejections: list[Rejection] = []
-    seen: set[str] = set()
+    seen: dict[str, tuple[Event, str]] = {}
     encode = _encoder.encode
     duplicates = 0
     for record in records:
@@ -140,10 +163,15 @@ def _decode_one_by_one(records: Sequence[Record],
                 continue
             ev = result
         event_id = ev.event_id
-        if event_id in seen:
-            duplicates += 1
+        kept = seen.get(event_id)
+        if kept is not None:
+            if _conflicts(kept[0], ev):
+                rejections.append(conflicting_copy(ev, str(where(record)), record.value,
+                                                   f"{kept[1]} of this batch"))
+            else:
+                duplicates += 1
             continue
-        seen.add(event_id)
+        seen[event_id] = (ev, str(where(record)))
         ids.append(event_id)
         types.append(type(ev).__name__)
         tables.append(ev.table_id)
@@ -215,11 +243,12 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
     :mod:`pipeline.ingest.known`); without it each batch is joined with ``events``."""
     rows = batch.events
     hashes = None
+    conflicts: list[Rejection] = []
     if rows.num_rows:
         # the events already stored (usually none) leave the batch; the rest go straight
         # from Arrow into ``events`` (no intermediate table), in log order
         maybe, hashes = known.candidates(con, rows) if known is not None else (rows, None)
-        stored = _stored(con, maybe) if maybe.num_rows else []
+        stored, conflicts = _stored(con, maybe) if maybe.num_rows else ([], [])
         if stored:
             old = pa.array(stored, pa.int64())
             keep = pc.invert(pc.is_in(rows["ord"], old))
@@ -235,8 +264,9 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
             con.unregister("ingest_batch")
         if known is not None and hashes is not None:
             known.added(hashes)
-    if batch.rejections:
-        rej = _rejections_table(batch.rejections)
+    rejections = batch.rejections + conflicts
+    if rejections:
+        rej = _rejections_table(rejections)
         con.register("ingest_rejections", rej)
         try:
             con.execute("INSERT INTO dead_letters SELECT ?, position, reason, raw, now() "
@@ -248,18 +278,40 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         ON CONFLICT (source) DO UPDATE SET position = excluded.position,
             events_loaded = load_positions.events_loaded + excluded.events_loaded,
             updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
-    return BatchStats(batch.records, new, batch.events.num_rows - new + batch.duplicates,
-                      len(batch.rejections))
+    return BatchStats(batch.records, new,
+                      batch.events.num_rows - new - len(conflicts) + batch.duplicates,
+                      len(rejections))
 
 
-def _stored(con: duckdb.DuckDBPyConnection, rows: pa.Table) -> list[int]:
-    """The ``ord`` of the rows whose event is stored already."""
+def _stored(con: duckdb.DuckDBPyConnection,
+            rows: pa.Table) -> tuple[list[int], list[Rejection]]:
+    """The ``ord`` of the rows whose event is stored already, and the dead letters of
+    those that carry the stored event's id and ``seq`` with other contents (a conflicting
+    copy: the stored one stands)."""
     con.register("ingest_batch", rows)
     try:
-        return [r[0] for r in con.execute("SELECT b.ord FROM ingest_batch b SEMI JOIN events e "
-                                          "ON e.event_id = b.event_id").fetchall()]
+        found = con.execute("""
+            SELECT b.ord, b.seq = e.seq AND (
+                    b.type IS DISTINCT FROM e.type OR b.table_id IS DISTINCT FROM e.table_id
+                    OR b.hand_id IS DISTINCT FROM e.hand_id
+                    OR CAST(b.occurred_at AS TIMESTAMP) IS DISTINCT FROM e.occurred_at
+                    OR CAST(b.payload AS JSON) IS DISTINCT FROM e.payload),
+                b.event_id, b.type, b.table_id, b.hand_id, b.seq, b.occurred_at, b.payload,
+                b.position, e.source, e.position
+            FROM ingest_batch b JOIN events e ON e.event_id = b.event_id""").fetchall()
     finally:
         con.unregister("ingest_batch")
+    conflicts = []
+    for _, conflict, event_id, kind, table_id, hand_id, seq, at, payload, where, source, \
+            first in found:
+        if conflict:
+            copy = {"event_id": event_id, "type": kind, "schema_version": SCHEMA_VERSION,
+                    "table_id": table_id, "hand_id": hand_id, "seq": seq, "occurred_at": at,
+                    "payload": json.loads(payload)}
+            raw = _encoder.encode(copy)  # the copy as the contract reads it
+            conflicts.append(conflicting_copy(decode_event(raw), where, raw,
+                                              f"{first} of {source}, already loaded"))
+    return [row[0] for row in found], conflicts
 
 
 def _insert_new(con: duckdb.DuckDBPyConnection, source: str, day_start_minutes: int) -> None:

@@ -131,6 +131,44 @@ def test_duplicates_within_and_across_batches(tmp_path: Path) -> None:
         ("T1", date(2026, 11, 29))]
 
 
+def test_a_copy_with_other_contents_goes_to_the_dead_letters(tmp_path: Path) -> None:
+    """The same ``event_id`` and ``seq`` with other contents is no redelivery: the first
+    copy stands and the other is kept in ``dead_letters`` with the reason, whether the two
+    come in one batch (the fast path, or one by one beside a bad line) or the first was
+    loaded before. A copy under another ``seq`` is a re-numbered redelivery, counted once
+    (as the auditor counts it)."""
+    t1, _ = streams.floor()
+    events = t1[:5]
+    data = streams.lines(events)
+    bet = next(e for e in events if e["type"] == "BetPlaced")
+    other = streams.lines([{**bet, "payload": {**bet["payload"], "amount": 99900}}])[0]
+    renumbered = streams.lines([{**bet, "seq": 77}])[0]
+    wh = tmp_path / "w.duckdb"
+    with writing(wh) as con:
+        one = write_batch(con, decode_lines([*data, other, renumbered]), "a", {0: 7}, 360)
+        two = write_batch(con, decode_lines([b"nope", other, data[0]]), "b", {0: 3}, 360)
+    assert (one.new_events, one.duplicates, one.rejected) == (5, 1, 1)
+    assert (two.new_events, two.duplicates, two.rejected) == (0, 1, 2)
+    with writing(wh) as con:  # in one batch beside a bad line: decoded one by one
+        three = write_batch(con, decode_lines([b"{", data[1], other]), "c", {0: 3}, 360)
+    assert (three.new_events, three.duplicates, three.rejected) == (0, 1, 2)
+    assert query(wh, "SELECT count(*) FROM events") == [(5,)]
+    stored = query(wh, "SELECT payload->>'amount' FROM events WHERE event_id = ?",
+                   [bet["event_id"]])
+    assert stored == [(str(bet["payload"]["amount"]),)]
+    letters = query(wh, "SELECT source, position, reason, raw FROM dead_letters "
+                    "WHERE reason LIKE 'conflicting-copy:%' ORDER BY source")
+    assert [(source, position) for source, position, _, _ in letters] == [
+        ("a", "line 6"), ("b", "line 2"), ("c", "line 3")]
+    seq = bet["seq"]
+    assert letters[0][2] == (f"conflicting-copy: event {bet['event_id']} (table T1 seq "
+                             f"{seq}) arrived again with other contents; the first copy "
+                             f"(line {events.index(bet) + 1} of this batch) is kept")
+    assert letters[1][2].endswith(f"the first copy (line {events.index(bet) + 1} of a, "
+                                  "already loaded) is kept")
+    assert all('"amount":99900' in raw.replace(" ", "") for _, _, _, raw in letters)
+
+
 def test_cursor_text_round_trip() -> None:
     assert cursor_text({1: 7, 0: 42}) == '{"0": 42, "1": 7}'
     assert parse_cursor(cursor_text({1: 7, 0: 42})) == {0: 42, 1: 7}
