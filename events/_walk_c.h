@@ -124,5 +124,10 @@ int plan_values(Hand *h, PyObject **out);
 /* a plain hand judged as it ends (_walk_judge.c) */
 PyObject *configure_evaluation(PyObject *self, PyObject *tables);
 PyObject *judge_hand(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* the sequencer's filter of remembered event ids (_walk_ids.c) */
+PyObject *prints_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *prints_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *prints_has(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *prints_age(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif
