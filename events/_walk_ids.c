@@ -56,6 +56,18 @@ find(const Prints *p, uint32_t f, int any_gen, uint64_t *at)
     return 0;
 }
 
+/* adds ``f`` unless this generation holds it already: 1 added, 0 there */
+static int
+put(Prints *p, uint32_t f)
+{
+    uint64_t at;
+    if (find(p, f, 0, &at))
+        return 0;
+    p->slot[1 + at] = f;
+    p->slot[0]++;
+    return 1;
+}
+
 /* the hash of an event id: -1 with an exception, -2 not an exact str */
 static Py_hash_t
 id_hash(PyObject *id)
@@ -109,11 +121,8 @@ prints_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         /* (the hash is cached in the str: no second computation) */
-        uint32_t f = fingerprint(PyObject_Hash(PyList_GET_ITEM(ids, k)), gen);
-        if (find(&p, f, 0, &at))
+        if (!put(&p, fingerprint(PyObject_Hash(PyList_GET_ITEM(ids, k)), gen)))
             Py_RETURN_FALSE; /* twice in the list (or two ids, one fingerprint) */
-        p.slot[1 + at] = f;
-        p.slot[0]++;
     }
     Py_RETURN_TRUE;
 }
@@ -130,15 +139,10 @@ prints_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_hash_t h = id_hash(args[1]);
     if (h == -1)
         return NULL;
-    uint64_t at;
     if (h == -2 || (uint64_t)p.slot[0] + 1 > (p.mask + 1) / 2)
         Py_RETURN_NOTIMPLEMENTED;
-    uint32_t f = fingerprint(h, gen);
-    if (find(&p, f, 0, &at))  /* (in the other generation, it is added to this one) */
-        Py_RETURN_FALSE;
-    p.slot[1 + at] = f;
-    p.slot[0]++;
-    Py_RETURN_TRUE;
+    /* (held by the other generation only, it is added to this one: it must outlive that) */
+    return PyBool_FromLong(put(&p, fingerprint(h, gen)));
 }
 
 /* prints_has(prints, id): whether ``id`` may be among the remembered ids, of either
@@ -168,7 +172,7 @@ prints_age(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int gen;
     if (!args_ok(args, nargs, 2, &p, &gen, "prints_age(prints, gen)"))
         return NULL;
-    uint64_t n = p.mask + 1, kept = 0, at;
+    uint64_t n = p.mask + 1, kept = 0;
     uint32_t *keep = PyMem_Malloc(sizeof(uint32_t) * (p.slot[0] ? p.slot[0] : 1));
     if (keep == NULL)
         return PyErr_NoMemory();
@@ -180,10 +184,7 @@ prints_age(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     p.slot[0] = 0;
     for (uint64_t k = 0; k < kept; k++)
-        if (!find(&p, keep[k], 0, &at)) {
-            p.slot[1 + at] = keep[k];
-            p.slot[0]++;
-        }
+        put(&p, keep[k]);
     PyMem_Free(keep);
     Py_RETURN_NONE;
 }
