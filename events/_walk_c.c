@@ -67,10 +67,28 @@ plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return r > 0 ? out : NULL;
 }
 
-/* split_tables(items) -> (rejections, {table_id: [events, ids, hand_ids, contiguous, _]})
+/* the group's open run of one hand ends before event ``end`` (its items 5 and 6: the
+ * run's hand id and whether it holds the hand's end; Ellipsis: no run yet) */
+static int
+close_run(PyObject *group, Py_ssize_t end)
+{
+    PyObject *hand = PyList_GET_ITEM(group, 5);
+    if (hand == Py_Ellipsis)
+        return 0;
+    PyObject *run = Py_BuildValue("(OnO)", hand, end, PyList_GET_ITEM(group, 6));
+    if (run == NULL)
+        return -1;
+    int r = PyList_Append(PyList_GET_ITEM(group, 2), run);
+    Py_DECREF(run);
+    return r;
+}
+
+/* split_tables(items) -> (rejections, {table_id: [events, ids, runs, contiguous, _]})
  * or NotImplemented; tables in the order they first appear, each one's events in order;
- * ``contiguous``: each event's seq is the one before it + 1 (the last item is this
- * function's own note of the table's last seq) */
+ * ``runs``: (hand_id, end, ends) of each run of one hand's events, ``end`` the index after
+ * it, ``ends`` whether it holds a HandEnded or HandVoided; ``contiguous``: each event's seq
+ * is the one before it + 1 (the last item is this function's own note of the table's last
+ * seq) */
 static PyObject *
 split_tables(PyObject *self, PyObject *items)
 {
@@ -120,8 +138,9 @@ split_tables(PyObject *self, PyObject *items)
             if (group == NULL) {
                 if (PyErr_Occurred())
                     goto done;
-                group = Py_BuildValue("[NNNOO]", PyList_New(0), PyList_New(0),
-                                      PyList_New(0), Py_True, Py_None);
+                group = Py_BuildValue("[NNNOOOO]", PyList_New(0), PyList_New(0),
+                                      PyList_New(0), Py_True, Py_None, Py_Ellipsis,
+                                      Py_False);
                 if (group == NULL)
                     goto done;
                 int r = PyDict_SetItem(groups, table_id, group);
@@ -141,9 +160,29 @@ split_tables(PyObject *self, PyObject *items)
             && PyList_SetItem(group, 3, Py_NewRef(Py_False)) < 0)
             goto done;
         last_seq = seq;
+        /* the same hand as the table's event before: its run goes on */
+        PyObject *run_hand = PyList_GET_ITEM(group, 5);
+        int ends = type == T_HandEnded || type == T_HandVoided;
+        if (hand_id == run_hand || (PyUnicode_CheckExact(hand_id)
+                                    && PyUnicode_CheckExact(run_hand)
+                                    && PyUnicode_Compare(hand_id, run_hand) == 0)) {
+            if (ends && PyList_SetItem(group, 6, Py_NewRef(Py_True)) < 0)
+                goto done;
+        } else if (close_run(group, PyList_GET_SIZE(PyList_GET_ITEM(group, 0))) < 0
+                   || PyList_SetItem(group, 5, Py_NewRef(hand_id)) < 0
+                   || PyList_SetItem(group, 6, PyBool_FromLong(ends)) < 0) {
+            goto done;
+        }
         if (PyList_Append(PyList_GET_ITEM(group, 0), item) < 0
-            || PyList_Append(PyList_GET_ITEM(group, 1), event_id) < 0
-            || PyList_Append(PyList_GET_ITEM(group, 2), hand_id) < 0)
+            || PyList_Append(PyList_GET_ITEM(group, 1), event_id) < 0)
+            goto done;
+    }
+    /* each table's last run closed; the lists keep their five items */
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(groups, &pos, &key, &value)) {
+        if (close_run(value, PyList_GET_SIZE(PyList_GET_ITEM(value, 0))) < 0
+            || PyList_SetSlice(value, 5, PyList_GET_SIZE(value), NULL) < 0)
             goto done;
     }
     out = Py_BuildValue("(OO)", rejections, groups);

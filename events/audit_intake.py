@@ -35,6 +35,18 @@ _HAND = attrgetter("hand_id")
 Hand = tuple[TableContext | None, list[Event]]
 
 
+def hand_runs(events: list[Event]) -> list[tuple[str | None, int, bool]]:
+    """Each run of one hand's events: its hand id, the index after it, and whether it
+    holds a ``HandEnded`` or ``HandVoided`` (as the compiled ``split_tables`` gives them)."""
+    out = []
+    end = 0
+    for hand_id, run in groupby(events, key=_HAND):
+        chunk = list(run)
+        end += len(chunk)
+        out.append((hand_id, end, not _ENDS.isdisjoint(map(type, chunk))))
+    return out
+
+
 class Intake:
     """The input side of :class:`events.audit.Auditor` (which provides the outputs)."""
 
@@ -129,26 +141,27 @@ class Intake:
     def _feed_split(self, rejections: list[Rejection],
                     tables: dict[str, list[Any]]) -> None:
         """``feed_many`` of a batch the compiled intake split: its rejections, and per
-        table its events, their ids and hand ids, and whether their seqs run on."""
+        table its events, their ids, their runs of one hand, and whether their seqs run
+        on."""
         for rejection in rejections:
             self._rejected(rejection)
         seq = self.sequencer
-        for table_id, (events, ids, hands, contiguous, _last) in tables.items():
+        for table_id, (events, ids, runs, contiguous, _last) in tables.items():
             if contiguous and seq.take_run(table_id, events, ids):
-                self._route(events, None, hands)
+                self._route(events, None, runs)
             else:
                 self._push_each(events, None)
 
     def _route(self, events: list[Event], positions: list[Any] | None,
-               hands: list[Any] | None = None) -> None:
+               runs: list[tuple[str | None, int, bool]] | None = None) -> None:
         """In-order events of one table to their hands, a run of one hand at a time
-        (``hands``: their hand ids, when known)."""
-        if hands is None:
-            hands = list(map(_HAND, events))
+        (``runs``: each run's hand id, the index after it and whether it holds the hand's
+        end, when known: :func:`hand_runs`)."""
+        if runs is None:
+            runs = hand_runs(events)
         open_ = self.open
         a = 0
-        for hand_id, run in groupby(hands):
-            b = a + len(list(run))
+        for hand_id, b, ends in runs:
             hand = open_.get(hand_id) if hand_id is not None else None
             if hand is None:  # a table event, a new hand or a late one: one by one
                 for k in range(a, b):
@@ -165,7 +178,7 @@ class Intake:
                 where = self.positions.setdefault(hand_id, {})
                 where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
             hand[1].extend(chunk)
-            if not _ENDS.isdisjoint(map(type, chunk)):
+            if ends:  # (an end taken one by one above would have closed the hand)
                 self._ended(hand_id, chunk[0].table_id)
             a = b
 

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import events.replay_fast as replay_fast
+from events.audit_intake import hand_runs
 from events.cards import DECK
 from events.codec import Rejection, decode_many
 from events.replay import TableContext
@@ -177,7 +178,8 @@ def split_python(items: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
             group[3] = False
         group[0].append(item)
         group[1].append(item.event_id)
-        group[2].append(item.hand_id)
+    for group in tables.values():
+        group[2] = hand_runs(group[0])
     return rejections, tables
 
 
@@ -185,7 +187,8 @@ def split_python(items: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
 @given(seed=st.integers(0, 2**32), cut=st.integers(1, 400))
 def test_split_tables_is_the_python_grouping(seed: int, cut: int) -> None:
     """Batches of a floor with events lost, repeated, swapped and corrupted, cut anywhere:
-    the same rejections, tables, events, ids, hand ids and runs as the Python grouping."""
+    the same rejections, tables, events, ids, runs of one hand (and whether they hold its
+    end) and seq runs as the Python grouping."""
     assert compiled is not None
     rng = random.Random(seed)
     lines = []
@@ -206,8 +209,8 @@ def test_split_tables_is_the_python_grouping(seed: int, cut: int) -> None:
         want_rejections, want = split_python(batch)
         assert rejections == want_rejections
         assert list(tables) == list(want)
-        for table_id, (events, ids, hands, contiguous, _last) in tables.items():
-            assert [events, ids, hands, contiguous] == want[table_id][:4]
+        for table_id, (events, ids, runs, contiguous, _last) in tables.items():
+            assert [events, ids, runs, contiguous] == want[table_id][:4]
 
 
 def test_split_tables_steps_aside_for_positions_and_strangers() -> None:
