@@ -173,6 +173,7 @@ class Intake:
                 else:
                     a = b
                     continue
+            assert hand_id is not None  # (its hand is open)
             chunk = events[a:b]
             if positions is not None:
                 where = self.positions.setdefault(hand_id, {})
