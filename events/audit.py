@@ -210,11 +210,16 @@ class Auditor(Intake):
         del self.open[hand_id]
         if self.current.get(table_id) == hand_id:
             del self.current[table_id]
-        first: Any = plan.first
-        self._remember(hand_id, table, CleanHand(first.table_id, first.payload.dealer_id,
-                                                 nets), None)
+        self._remember_clean(hand_id, table, plan.first, nets)
         self.settled_since_flush += 1
         self._flush_when_due()
+
+    def _remember_clean(self, hand_id: str, table: TableContext | None, first: Any,
+                        nets: dict[int, int]) -> None:
+        """A settled hand with every payout right, kept as its nets (``first``: its
+        ``HandStarted``)."""
+        self._remember(hand_id, table, CleanHand(first.table_id, first.payload.dealer_id,
+                                                 nets), None)
 
     def _changed(self, hand_id: str) -> None:
         self._plans.pop(hand_id, None)  # planned again at the flush, with the new event
@@ -255,10 +260,8 @@ class Auditor(Intake):
                         self._remember(hand_id, table, events, None)
                 elif plan.voided:  # kept whole: a late payout of a voided hand is judged
                     self._remember(hand_id, table, encode(events), None)
-                else:
-                    first: Any = events[0]  # a plain hand begins with HandStarted
-                    self._remember(hand_id, table, CleanHand(
-                        first.table_id, first.payload.dealer_id, nets), None)
+                else:  # (a plain hand begins with HandStarted)
+                    self._remember_clean(hand_id, table, events[0], nets)
         if full:
             self._settle_fully(full)
 

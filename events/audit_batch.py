@@ -27,13 +27,7 @@ from events.evaluation import category, evaluate7
 from events.replay import HandState
 from events.replay_fast import Plan
 from events.rulesets import Ruleset
-from events.settlement import (
-    BLIND_MIN_CATEGORY,
-    OUTCOME_NAMES,
-    SPOTS,
-    TRIPS_MIN_CATEGORY,
-    settle_batch,
-)
+from events.settlement import OUTCOME_NAMES, SPOTS, pay_tables, settle_batch
 
 _Player = tuple[int, int, int, int, int, bool, int, int, Ruleset]
 
@@ -184,25 +178,16 @@ def _evaluation_configured() -> bool:
 
 
 def _packed_pay_tables(ruleset: Ruleset) -> bytes | None:
-    """Blind numerators, blind denominators and trips odds by category (ten int64 each),
-    as ``settle_batch`` reads them; ``None`` when an entry is too large for the compiled
-    judge."""
-    num, den, trips = [0] * 10, [1] * 10, [0] * 10
-    for c, odds in ruleset.blind_table.items():
-        if not 0 <= c <= 9:
-            return None
-        den[c] = odds.denominator
-        if c >= BLIND_MIN_CATEGORY:
-            num[c] = odds.numerator
-    for c, to_one in ruleset.trips_table.items():
-        if not 0 <= c <= 9:
-            return None
-        if c >= TRIPS_MIN_CATEGORY:
-            trips[c] = to_one
-    values = num + den + trips
-    if any(abs(v) > _ODDS_LIMIT for v in values) or ruleset.rounding != "down":
+    """``settle_batch``'s pay tables (:func:`~events.settlement.pay_tables`) as thirty
+    int64; ``None`` when an entry is too large for the compiled judge, or the ruleset's
+    categories are not 0..9 (``settle_batch`` could not apply it either)."""
+    try:
+        values = np.concatenate(pay_tables(ruleset))
+    except IndexError:
         return None
-    return np.array(values, dtype=np.int64).tobytes()
+    if np.abs(values).max() > _ODDS_LIMIT or ruleset.rounding != "down":
+        return None
+    return values.astype(np.int64).tobytes()
 
 
 class Judged(NamedTuple):

@@ -165,6 +165,18 @@ def _lookup(table: dict[int, int], default: int = 0) -> npt.NDArray[np.int64]:
     return arr
 
 
+def pay_tables(ruleset: Ruleset) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                                          npt.NDArray[np.int64]]:
+    """The ruleset's pays by player category 0..9, as :func:`settle_batch` applies them:
+    blind numerators (0 below a straight: the blind pushes), blind denominators (1 where
+    none) and trips odds to one (0 below three of a kind: trips lose)."""
+    num = _lookup({c: int(f.numerator) for c, f in ruleset.blind_table.items()
+                   if c >= BLIND_MIN_CATEGORY})
+    den = _lookup({c: int(f.denominator) for c, f in ruleset.blind_table.items()}, 1)
+    todds = _lookup({c: o for c, o in ruleset.trips_table.items() if c >= TRIPS_MIN_CATEGORY})
+    return num, den, todds
+
+
 def settle_batch(
     ruleset: Ruleset,
     ante: ArrayLike,
@@ -214,10 +226,8 @@ def settle_batch(
     ante_win, ante_lose = win & qualifies, fo | (lose & qualifies)
     ante_amt = np.where(ante_win, a, np.where(ante_lose, -a, 0))
 
+    num, den, todds = pay_tables(ruleset)
     # blind (= ante): folded or beaten loses; a win below a straight pushes
-    num = _lookup({c: int(f.numerator) for c, f in ruleset.blind_table.items()
-                   if c >= BLIND_MIN_CATEGORY})
-    den = _lookup({c: int(f.denominator) for c, f in ruleset.blind_table.items()}, 1)
     paying = num[pc] > 0
     blind_win, blind_lose = win & paying, fo | lose
     blind_amt = np.where(blind_win, a * num[pc] // den[pc], np.where(blind_lose, -a, 0))
@@ -228,7 +238,6 @@ def settle_batch(
     play_amt = np.where(has_play & win, pl, np.where(has_play & lose, -pl, 0))
 
     # trips: whatever the dealer holds, even after a fold
-    todds = _lookup({c: o for c, o in ruleset.trips_table.items() if c >= TRIPS_MIN_CATEGORY})
     has_trips = tr > 0
     trips_win = todds[pc] > 0
     trips_code = np.where(has_trips, np.where(trips_win, WIN, LOSE), NO_WAGER).astype(np.int8)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import msgspec
@@ -46,6 +46,12 @@ _EVENT_ID, _TABLE_ID, _HAND_ID = (attrgetter(n) for n in ("event_id", "table_id"
 _SEQ, _OCCURRED_AT, _PAYLOAD = (attrgetter(n) for n in ("seq", "occurred_at", "payload"))
 _NAME = attrgetter("__name__")
 CONFLICTING_COPY = "conflicting-copy"  # the dead letters' code of such a copy
+
+
+class _Envelope(NamedTuple):
+    event_id: str
+    table_id: str
+    seq: int
 
 
 @dataclass
@@ -122,14 +128,14 @@ def _conflicts(kept: Event, copy: Event) -> bool:
     return copy.seq == kept.seq and copy != kept
 
 
-def conflicting_copy(ev: Event, position: str, raw: bytes, first: str) -> Rejection:
-    """The dead letter of a copy of ``ev``'s ``event_id`` (and ``seq``) with other
-    contents: the first copy (at ``first``) stands, this one is kept here with the
-    reason."""
+def conflicting_copy(copy: Any, position: str, raw: bytes, first: str) -> Rejection:
+    """The dead letter of ``copy`` (an event, or its envelope as a named tuple), a copy of
+    an ``event_id`` (and ``seq``) with other contents: the first copy (at ``first``)
+    stands, this one is kept here with the reason."""
     return Rejection(position, CONFLICTING_COPY,
-                     f"event {ev.event_id} (table {ev.table_id} seq {ev.seq}) arrived again "
-                     f"with other contents; the first copy ({first}) is kept",
-                     bytes(raw[:MAX_RAW_KEPT]), ev.event_id, ev.table_id)
+                     f"event {copy.event_id} (table {copy.table_id} seq {copy.seq}) arrived "
+                     f"again with other contents; the first copy ({first}) is kept",
+                     bytes(raw[:MAX_RAW_KEPT]), copy.event_id, copy.table_id)
 
 
 def _decode_all(records: Sequence[Record]) -> list[Any] | None:
@@ -308,9 +314,10 @@ def _stored(con: duckdb.DuckDBPyConnection,
             copy = {"event_id": event_id, "type": kind, "schema_version": SCHEMA_VERSION,
                     "table_id": table_id, "hand_id": hand_id, "seq": seq, "occurred_at": at,
                     "payload": json.loads(payload)}
-            raw = _encoder.encode(copy)  # the copy as the contract reads it
-            conflicts.append(conflicting_copy(decode_event(raw), where, raw,
-                                              f"{first} of {source}, already loaded"))
+            conflicts.append(conflicting_copy(
+                _Envelope(event_id, table_id, seq), where,
+                _encoder.encode(copy),  # the copy as the contract reads it
+                f"{first} of {source}, already loaded"))
     return [row[0] for row in found], conflicts
 
 
