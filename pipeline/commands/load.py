@@ -119,8 +119,10 @@ def report(result: Any, warehouse: str) -> int:
     print(f"loaded {ev.get('new_events', 0):,} new events from {ev.get('records_read', 0):,} "
           f"records ({ev.get('duplicates', 0):,} duplicates ignored, "
           f"{ev.get('rejected', 0):,} rejected to dead_letters)")
-    print(f"audited {hands.get('hands_audited', 0):,} hands "
-          f"({findings.get('hand_findings', 0):,} findings, "
+    # hands audited as their events were loaded, and then by the audit step
+    audited = ev.get("hands_audited", 0) + hands.get("hands_audited", 0)
+    found = ev.get("hand_findings", 0) + findings.get("hand_findings", 0)
+    print(f"audited {audited:,} hands ({found:,} findings, "
           f"{findings.get('sequence_findings', 0):,} sequence findings in "
           f"{findings.get('tables_sequence_checked', 0):,} tables)")
     rollups = {k: meta.get(k, {}).get("keys_rebuilt", 0)

@@ -52,6 +52,17 @@ WAGERS_SCHEMA = pa.schema([
     ("correct_result", pa.int64()), ("player_category", pa.int32()),
 ])
 
+
+
+def event_json(seq: str) -> str:
+    """SQL of an ``events`` row as the event's JSON (with ``seq`` given by the SQL ``seq``),
+    its time rendered as ``TIME_FORMAT`` (what the auditor is fed)."""
+    return f"""json_object(
+        'event_id', event_id, 'type', type, 'schema_version', schema_version,
+        'table_id', table_id, 'hand_id', hand_id, 'seq', {seq},
+        'occurred_at', strftime(occurred_at, '{TIME_FORMAT}'), 'payload', payload)"""
+
+
 # Where the chunk's events lie in ``events``: the range of their row ids (a scan of the
 # ``hand_id`` column alone). The events of pending hands are mostly the latest rows, so
 # FEED_SQL reads the other columns of that range only, not of the whole table (1.3 s
@@ -88,13 +99,9 @@ WITH he AS (
            e.schema_version, e.hand_id, e.occurred_at, e.payload, e.position
     FROM he e JOIN firsts f ON e.hand_id = f.hand_id
 )
-SELECT position, json_object(
-        'event_id', event_id, 'type', type, 'schema_version', schema_version,
-        'table_id', table_id, 'hand_id', hand_id,
-        'seq', row_number() OVER (PARTITION BY table_id
-                                  ORDER BY k1, k3, k2, k4, length(k5), k5) - 1,
-        'occurred_at', strftime(occurred_at, '{TIME_FORMAT}'),
-        'payload', payload) AS json
+SELECT position, {event_json(
+    "row_number() OVER (PARTITION BY table_id ORDER BY k1, k3, k2, k4, length(k5), k5) - 1")
+    } AS json
 FROM feed
 ORDER BY table_id, k1, k3, k2, k4, length(k5), k5
 """
@@ -131,6 +138,12 @@ def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> Hand
     with bulk_work():
         items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
                          strict=True))
+        return audit_events(items, hand_ids)
+
+
+def audit_events(items: Sequence[tuple[str, Event]], hand_ids: Sequence[str]) -> HandRows:
+    """:func:`audit_feed` of a feed already decoded: (position, event) in feed order."""
+    with bulk_work():
         report = audit(items, columns=True, batch=BULK_HANDS)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]

@@ -34,7 +34,8 @@ def ingest_events(context: dg.AssetExecutionContext, source: EventSource,
     context.log.info(f"loaded {stats.new_events} new events from {stats.records} records "
                      f"({stats.duplicates} duplicates, {stats.rejected} rejected)")
     meta = {"records_read": stats.records, "new_events": stats.new_events,
-            "duplicates": stats.duplicates, "rejected": stats.rejected}
+            "duplicates": stats.duplicates, "rejected": stats.rejected,
+            "hands_audited": stats.hands_audited, "hand_findings": stats.hand_findings}
     yield dg.MaterializeResult(asset_key="events", metadata=meta)
     yield dg.MaterializeResult(asset_key="dead_letters", metadata={"rejected": stats.rejected})
     yield dg.MaterializeResult(asset_key="load_positions", metadata={"source": source.url})

@@ -17,6 +17,7 @@ import pyarrow.dataset as ds
 
 from events.logs import Cursor, EventLog, Record, advance_all, open_log
 from pipeline.gc_policy import bulk_work
+from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
 from pipeline.ingest.transforms import (
     BatchStats,
@@ -29,6 +30,7 @@ from pipeline.ingest.transforms import (
 from pipeline.warehouse import Connection, check_meta, gaming_day_sql, reading, writing
 
 log = logging.getLogger("uth.load")
+Decoded = tuple[DecodedBatch, EarlyHands | None]  # a batch, and its hands audited early
 
 ARCHIVE_PARTITIONING = ds.partitioning(
     pa.schema([("gaming_day", pa.date32()), ("table_id", pa.string())]), flavor="hive")
@@ -40,8 +42,10 @@ def day_start_text(minutes: int) -> str:
 
 
 def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: int = 100_000,
-                day_start_minutes: int = 360) -> BatchStats:
-    """Append the log's records after the stored position to ``events`` (see transforms)."""
+                day_start_minutes: int = 360, audit_hands: bool = True) -> BatchStats:
+    """Append the log's records after the stored position to ``events`` (see transforms).
+    ``audit_hands``: audit the hands a batch holds whole as it is loaded
+    (:mod:`pipeline.hands.at_ingest`); the audit step audits the others."""
     event_log = open_log(source, create=False) if isinstance(source, str) else source
     stats = BatchStats()
     try:
@@ -49,10 +53,11 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
         with writing(warehouse) as con:
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             cursor = stored_cursor(con, name)
+            view = IngestAudit.load(con) if audit_hands else None
         started = time.perf_counter()
         with bulk_work():
             _load_batches(event_log, warehouse, name, cursor, batch_size, day_start_minutes,
-                          stats, started)
+                          stats, started, view)
     finally:
         if isinstance(source, str):
             event_log.close()
@@ -61,18 +66,23 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
 
 def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor: Cursor,
                   batch_size: int, day_start_minutes: int, stats: BatchStats,
-                  started: float) -> None:
-    """Decode the next batch in a helper thread while this one writes the last (DuckDB
-    releases the interpreter while it inserts and commits, so on two cores the two
-    overlap). The log itself is read only by this thread (a SQLite connection or a Kafka
-    consumer belongs to one), and batches are written, with the cursor after them, in
-    order."""
+                  started: float, view: IngestAudit | None) -> None:
+    """Decode (and audit the hands it holds whole) the next batch in a helper thread
+    while this one writes the last (DuckDB releases the interpreter while it inserts and
+    commits, so on two cores the two overlap). The log itself is read only by this thread
+    (a SQLite connection or a Kafka consumer belongs to one), and batches are decoded, and
+    written with the cursor after them, in order."""
     batches = (r for r in event_log.read(dict(cursor) or None, max_batch=batch_size) if r)
 
-    def decode(records: list[Record], positions: list[str]) -> DecodedBatch:
-        return decode_records(records, event_log.where, positions)
+    def decode(records: list[Record], positions: list[str]) -> Decoded:
+        batch = decode_records(records, event_log.where, positions)
+        early = None
+        if view is not None and batch.decoded is not None and batch.positions is not None:
+            early = view.audit_batch(batch.events, batch.decoded, batch.positions)
+        batch.decoded = batch.positions = None
+        return batch, early
 
-    def submit(pool: ThreadPoolExecutor) -> tuple[list[Record], Future[DecodedBatch]] | None:
+    def submit(pool: ThreadPoolExecutor) -> tuple[list[Record], Future[Decoded]] | None:
         records = next(batches, None)
         if records is None:
             return None
@@ -83,20 +93,25 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor:
         ahead = submit(pool)
         while ahead is not None:
             records, future = ahead
-            decoded = future.result()
+            decoded, early = future.result()
             ahead = submit(pool)
             advance_all(cursor, records)
             try:
                 with writing(warehouse) as con:
-                    batch = write_batch(con, decoded, name, cursor, day_start_minutes, known)
+                    if view is not None and not view.still_current(con):
+                        early = None  # another process wrote events: the audit step does all
+                    batch = write_batch(con, decoded, name, cursor, day_start_minutes, known,
+                                        early)
             except BaseException:
                 known.forget()  # its hashes may name events the rollback took away
                 raise
+            if view is not None:
+                view.written(batch.new_events)
             stats.add(batch)
-            log.info("events: committed %d records (%d new, %d duplicates, %d rejected), "
-                     "%d so far, %.0f records/s", batch.records, batch.new_events,
-                     batch.duplicates, batch.rejected, stats.records,
-                     stats.records / max(time.perf_counter() - started, 1e-9))
+            log.info("events: committed %d records (%d new, %d duplicates, %d rejected; "
+                     "%d hands audited), %d so far, %.0f records/s", batch.records,
+                     batch.new_events, batch.duplicates, batch.rejected, batch.hands_audited,
+                     stats.records, stats.records / max(time.perf_counter() - started, 1e-9))
 
 
 def _write_partitions(table: pa.Table, root: Path) -> None:

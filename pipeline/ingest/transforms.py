@@ -30,6 +30,8 @@ from events.codec import MAX_RAW_KEPT, Rejection, decode_line
 from events.logs.base import Cursor, Record
 from events.privacy import needs_scrub, scrub
 from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event, decode_event, times_valid
+from pipeline.hands.at_ingest import EarlyHands
+from pipeline.hands.transforms import write_hands
 from pipeline.ingest.known import KnownEvents
 from pipeline.warehouse import gaming_day_sql
 
@@ -62,6 +64,8 @@ class DecodedBatch:
     rejections: list[Rejection] = field(default_factory=list)
     records: int = 0
     duplicates: int = 0  # copies of an event earlier in the same batch
+    decoded: list[Event] | None = None  # the events of ``events``' rows (when asked for)
+    positions: list[str] | None = None  # and their positions
 
 
 @dataclass
@@ -70,12 +74,16 @@ class BatchStats:
     new_events: int = 0
     duplicates: int = 0
     rejected: int = 0
+    hands_audited: int = 0  # hands audited by the ingest itself
+    hand_findings: int = 0  # and their findings
 
     def add(self, other: BatchStats) -> None:
         self.records += other.records
         self.new_events += other.new_events
         self.duplicates += other.duplicates
         self.rejected += other.rejected
+        self.hands_audited += other.hands_audited
+        self.hand_findings += other.hand_findings
 
 
 def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
@@ -114,11 +122,13 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
         ids = [ids[i] for i in keep]
         duplicates -= len(rejections)
     # each column in one C-level pass over the events
-    return _batch(ids, list(map(_NAME, map(type, events))), list(map(_TABLE_ID, events)),
-                  list(map(_HAND_ID, events)), list(map(_SEQ, events)),
-                  list(map(_OCCURRED_AT, events)),
-                  list(map(_encoder.encode, map(_PAYLOAD, events))), positions, rejections,
-                  count, duplicates)
+    batch = _batch(ids, list(map(_NAME, map(type, events))), list(map(_TABLE_ID, events)),
+                   list(map(_HAND_ID, events)), list(map(_SEQ, events)),
+                   list(map(_OCCURRED_AT, events)),
+                   list(map(_encoder.encode, map(_PAYLOAD, events))), positions, rejections,
+                   count, duplicates)
+    batch.decoded, batch.positions = events, positions
+    return batch
 
 
 def _conflicts(kept: Event, copy: Event) -> bool:
@@ -157,6 +167,7 @@ def _decode_one_by_one(records: Sequence[Record],
     ids, types, tables, hands, seqs, times, payloads, positions = cols
     rejections: list[Rejection] = []
     seen: dict[str, tuple[Event, str]] = {}
+    decoded: list[Event] = []
     encode = _encoder.encode
     duplicates = 0
     for record in records:
@@ -178,6 +189,7 @@ def _decode_one_by_one(records: Sequence[Record],
                 duplicates += 1
             continue
         seen[event_id] = (ev, str(where(record)))
+        decoded.append(ev)
         ids.append(event_id)
         types.append(type(ev).__name__)
         tables.append(ev.table_id)
@@ -186,8 +198,10 @@ def _decode_one_by_one(records: Sequence[Record],
         times.append(ev.occurred_at)
         payloads.append(encode(ev.payload))
         positions.append(str(where(record)))
-    return _batch(ids, types, tables, hands, seqs, times, payloads, positions, rejections,
-                  len(records), duplicates)
+    batch = _batch(ids, types, tables, hands, seqs, times, payloads, positions, rejections,
+                   len(records), duplicates)
+    batch.decoded, batch.positions = decoded, positions
+    return batch
 
 
 def _batch(ids: list[Any], types: list[Any], tables: list[Any], hands: list[Any],
@@ -243,10 +257,12 @@ def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:
 
 def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str,
                 cursor: Cursor, day_start_minutes: int,
-                known: KnownEvents | None = None) -> BatchStats:
+                known: KnownEvents | None = None, early: EarlyHands | None = None) -> BatchStats:
     """Store one decoded batch and the cursor after it, inside the caller's transaction.
     ``known``: the stored events' id hashes, kept by the caller across its batches (see
-    :mod:`pipeline.ingest.known`); without it each batch is joined with ``events``."""
+    :mod:`pipeline.ingest.known`); without it each batch is joined with ``events``.
+    ``early``: the batch's hands audited by the ingest (:mod:`pipeline.hands.at_ingest`),
+    written here instead of queued, but for those with an event stored already."""
     rows = batch.events
     hashes = None
     conflicts: list[Rejection] = []
@@ -257,19 +273,27 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         stored, conflicts = _stored(con, maybe) if maybe.num_rows else ([], [])
         if stored:
             old = pa.array(stored, pa.int64())
+            if early is not None:
+                dropped = rows.filter(pc.is_in(rows["ord"], old))["hand_id"]
+                early = early.without(h for h in dropped.to_pylist() if h is not None)
             keep = pc.invert(pc.is_in(rows["ord"], old))
             rows = rows.filter(keep)
             if hashes is not None:
                 hashes = hashes[keep.to_numpy(zero_copy_only=False)]
     new = rows.num_rows
+    audited = early.hand_ids if early is not None else []
     if new:
         con.register("ingest_batch", rows)
+        con.register("early_hands", pa.table({"hand_id": pa.array(audited, pa.string())}))
         try:
             _insert_new(con, source, day_start_minutes)
         finally:
             con.unregister("ingest_batch")
+            con.unregister("early_hands")
         if known is not None and hashes is not None:
             known.added(hashes)
+    if early is not None and audited:
+        write_hands(con, audited, early.rows, day_start_minutes)
     rejections = batch.rejections + conflicts
     if rejections:
         rej = _rejections_table(rejections)
@@ -286,7 +310,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
             updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
     return BatchStats(batch.records, new,
                       batch.events.num_rows - new - len(conflicts) + batch.duplicates,
-                      len(rejections))
+                      len(rejections), len(audited),
+                      early.rows.findings.num_rows if early is not None and audited else 0)
 
 
 def _stored(con: duckdb.DuckDBPyConnection,
@@ -331,21 +356,27 @@ def _insert_new(con: duckdb.DuckDBPyConnection, source: str, day_start_minutes: 
         SELECT b.event_id, b.type, {SCHEMA_VERSION}, b.table_id, b.hand_id, b.seq, {at},
                {day}, b.payload, ?, b.position
         FROM ingest_batch b""", [source])
-    queue_work(con, "ingest_batch", day_start_minutes)
+    queue_work(con, "ingest_batch", day_start_minutes, audited="early_hands")
 
 
-def queue_work(con: duckdb.DuckDBPyConnection, new: str, day_start_minutes: int) -> None:
+def queue_work(con: duckdb.DuckDBPyConnection, new: str, day_start_minutes: int,
+               audited: str | None = None) -> None:
     """Queue what the new events in table ``new`` (``events`` columns, or the ingest
     batch's) ask of the later assets: their hands (and those after a late
     ``TableOpened``), their tables' sequences, their archive partitions, the hold rollups
-    of buy-ins."""
+    of buy-ins. ``audited``: a table of the hand ids audited already with these events
+    (by the ingest), not queued."""
     day = gaming_day_sql("CAST(b.occurred_at AS TIMESTAMP)", day_start_minutes)
+
+    def unaudited(column: str) -> str:
+        return f" AND {column} NOT IN (SELECT hand_id FROM {audited})" if audited else ""
+
     con.execute(f"INSERT INTO pending.hands SELECT DISTINCT hand_id FROM {new} "
-                "WHERE hand_id IS NOT NULL")
+                f"WHERE hand_id IS NOT NULL{unaudited('hand_id')}")
     # a TableOpened delivered late: the hands after it were audited without its rules
     con.execute(f"""INSERT INTO pending.hands SELECT DISTINCT e.hand_id
         FROM events e JOIN {new} o ON e.table_id = o.table_id AND e.seq > o.seq
-        WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL""")
+        WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL{unaudited('e.hand_id')}""")
     con.execute(f"INSERT INTO pending.sequence SELECT table_id, min(seq) FROM {new} "
                 "GROUP BY table_id")
     con.execute(f"INSERT INTO pending.archive SELECT DISTINCT b.table_id, {day} FROM {new} b")

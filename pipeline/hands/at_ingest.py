@@ -1,0 +1,245 @@
+"""Hands audited by the ingest, from the events it has just decoded.
+
+The audit step (:mod:`pipeline.hands.steps`) reads a hand's events back from ``events`` as
+JSON and decodes them a second time. Most hands arrive whole within one batch of a load,
+at a table whose stored sequence they extend: such a hand is audited here, in the ingest's
+decoding thread, from the batch's decoded events, and its rows are written in the batch's
+transaction instead of the hand being queued in ``pending.hands``. Its feed is built as
+``FEED_SQL`` builds it (the ``TableOpened`` in force before the hand, the hand's events in
+``seq`` order, ``seq`` renumbered along each table's feed, times as the warehouse renders
+them), so its rows are the ones the audit step would write.
+
+A hand is left to the audit step (queued, as before) when the batch cannot show all of it:
+
+- an event of the hand is stored already, or came in an earlier batch of this load;
+- its table is unsettled for the rest of this load: an event of the batch at that table
+  has a ``seq`` at or below the highest seen there (late, re-sent or conflicting: which
+  copy counts and which ``TableOpened`` is in force is then the sequence findings'
+  business), two events of the batch share a ``seq`` there, or the table had sequence
+  work pending when the load began (its conflicts not found yet);
+- its events are at more than one table, or a time cannot be rendered as the warehouse
+  renders it without reading it back (more than six fraction digits);
+- at the write, an event of the batch at that hand turned out to be stored already (a
+  redelivery), or another process wrote ``events`` after the load read what it knows.
+
+What this module knows of the stored events is read once per load (:meth:`IngestAudit.load`)
+and kept up to date by the batches themselves, in log order.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from events.schemas import Event, decode_event
+from pipeline.hands.transforms import HandRows, audit_events, event_json
+from pipeline.warehouse import CONFLICT_LOSERS, Connection
+
+_replace = msgspec.structs.replace
+_WIDTH = len("2026-11-29T21:03:11.123456Z")  # a time as the warehouse renders it
+
+
+def warehouse_time(text: str) -> str | None:
+    """A contract time as the warehouse renders it (``TIME_FORMAT``: six fraction digits
+    and ``Z``), or None when that needs the stored value (more than six digits).
+
+    >>> warehouse_time("2026-11-29T21:03:11.123Z"), warehouse_time("2026-11-29T21:03:11+00:00")
+    ('2026-11-29T21:03:11.123000Z', '2026-11-29T21:03:11.000000Z')
+    >>> warehouse_time("2026-11-29T21:03:11.1234567Z") is None
+    True
+    """
+    if text.endswith("+00:00"):
+        text = text[:-6] + "Z"
+    size = len(text)
+    if size == _WIDTH:
+        return text
+    if size == 20:  # no fraction
+        return text[:-1] + ".000000Z"
+    if 22 <= size < _WIDTH:
+        return text[:-1] + "0" * (_WIDTH - size) + "Z"
+    return None
+
+
+@dataclass
+class EarlyHands:
+    """The hands of one batch audited by the ingest, and their rows."""
+
+    hand_ids: list[str]
+    rows: HandRows
+
+    def without(self, hand_ids: Iterable[str]) -> EarlyHands:
+        """These rows less those of ``hand_ids`` (left to the audit step after all)."""
+        drop = set(hand_ids) & set(self.hand_ids)
+        if not drop:
+            return self
+        keep = [h for h in self.hand_ids if h not in drop]
+        wanted = pa.array(keep, pa.string())
+
+        def only(table: pa.Table) -> pa.Table:
+            return table.filter(pc.is_in(table["hand_id"], wanted))
+
+        rows = self.rows
+        return EarlyHands(keep, HandRows(only(rows.hands), only(rows.wagers),
+                                         only(rows.findings), rows.events))
+
+
+@dataclass
+class IngestAudit:
+    """What the load knows of the events stored before each batch (see the module)."""
+
+    hands: set[str] = field(default_factory=set)  # hands with an event stored
+    top_seq: dict[str, int] = field(default_factory=dict)  # per table, the highest seq
+    # per table, its TableOpened events (seq, event, position) by seq
+    opened: dict[str, list[tuple[int, Event, str]]] = field(default_factory=dict)
+    unsettled: set[str] = field(default_factory=set)  # tables left to the audit step
+    stored: int = 0  # events stored when last seen
+
+    @classmethod
+    def load(cls, con: Connection) -> IngestAudit:
+        """Read what the warehouse holds (at the start of a load)."""
+        view = cls(stored=int(con.execute("SELECT count(*) FROM events").fetchall()[0][0]))
+        if not view.stored:
+            return view
+        view.hands = {row[0] for row in con.execute(
+            "SELECT DISTINCT hand_id FROM events WHERE hand_id IS NOT NULL").fetchall()}
+        view.top_seq = dict(con.execute(
+            "SELECT table_id, max(seq) FROM events GROUP BY table_id").fetchall())
+        view.unsettled = {row[0] for row in con.execute(
+            "SELECT DISTINCT table_id FROM pending.sequence").fetchall()}
+        for table_id, seq, position, text in con.execute(f"""
+                SELECT table_id, seq, position, {event_json('seq')} FROM events
+                WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}
+                ORDER BY table_id, seq""").fetchall():
+            view.opened.setdefault(table_id, []).append((seq, decode_event(text), position))
+        return view
+
+    def still_current(self, con: Connection) -> bool:
+        """Whether ``events`` holds what this load expects (inside a batch's transaction):
+        when another process wrote it, nothing more is audited early in this load."""
+        if self.stored >= 0:
+            count = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
+            if count != self.stored:
+                self.stored = -1
+        return self.stored >= 0
+
+    def written(self, new_events: int) -> None:
+        """A batch's transaction stored ``new_events`` events."""
+        if self.stored >= 0:
+            self.stored += new_events
+
+    def audit_batch(self, rows: pa.Table, events: Sequence[Event],
+                    positions: Sequence[str]) -> EarlyHands:
+        """Audit the hands that a batch holds whole: ``rows`` are its ``events`` columns
+        (``ord`` indexing ``events`` and ``positions``, its distinct valid events in log
+        order). Then take the batch in as stored, whatever becomes of its rows."""
+        highest = self._settle(rows, events, positions)
+        with_hand = rows.filter(pc.is_valid(rows["hand_id"]))
+        per_hand = with_hand.group_by("hand_id").aggregate(
+            [("seq", "min"), ("table_id", "min"), ("table_id", "max")])
+        whole = [hand_id for hand_id, low, high in zip(
+                    *(per_hand[c].to_pylist() for c in ("hand_id", "table_id_min",
+                                                        "table_id_max")), strict=True)
+                 if hand_id not in self.hands and low == high and low not in self.unsettled]
+        self.hands.update(per_hand["hand_id"].to_pylist())
+        self.top_seq.update(highest)
+        if not whole:
+            return EarlyHands([], HandRows(*_empty_rows()))
+        # the hands' events in feed order: by table, hand (its first seq), seq
+        picked = with_hand.filter(pc.is_in(with_hand["hand_id"], pa.array(whole, pa.string())))
+        picked = picked.select(["ord", "table_id", "hand_id", "seq", "occurred_at"]).join(
+            per_hand.select(["hand_id", "seq_min"]), "hand_id").sort_by(
+            [("table_id", "ascending"), ("seq_min", "ascending"), ("seq", "ascending")])
+        feed, audited = self._feed(picked, events, positions)
+        if not audited:
+            return EarlyHands([], HandRows(*_empty_rows()))
+        return EarlyHands(audited, audit_events(feed, audited))
+
+    def _settle(self, rows: pa.Table, events: Sequence[Event],
+                positions: Sequence[str]) -> dict[str, int]:
+        """Mark the tables this batch unsettles and keep its TableOpened events; the
+        highest seq of each of its tables."""
+        per_table = rows.group_by("table_id").aggregate(
+            [("seq", "min"), ("seq", "max"), ("seq", "count"), ("seq", "count_distinct")])
+        highest = {}
+        for table_id, low, high, count, distinct in zip(*(per_table[c].to_pylist() for c in (
+                "table_id", "seq_min", "seq_max", "seq_count", "seq_count_distinct")),
+                                                        strict=True):
+            top = self.top_seq.get(table_id, -1)
+            if count != distinct or low <= top:
+                self.unsettled.add(table_id)
+            highest[table_id] = max(top, high)
+        for i in pc.filter(rows["ord"], pc.equal(rows["type"], "TableOpened")).to_pylist():
+            ev = events[i]  # in force for the batch's hands after it
+            bisect.insort(self.opened.setdefault(ev.table_id, []), (ev.seq, ev, positions[i]),
+                          key=_seq_of)
+        return highest
+
+    def _feed(self, picked: pa.Table, events: Sequence[Event],
+              positions: Sequence[str]) -> tuple[list[tuple[str, Event]], list[str]]:
+        """The auditor's feed of the ``picked`` rows (in feed order), and its hands: each
+        table's ``seq`` renumbered from 0, each hand after the ``TableOpened`` in force when
+        it began (fed again only when that changes), times rendered as the warehouse
+        renders them (a hand with a time that cannot be is left out)."""
+        ords, tables, hands = (picked[c].to_pylist() for c in ("ord", "table_id", "hand_id"))
+        texts, unrendered = _rendered(picked["occurred_at"].to_pylist(), hands)
+        feed: list[tuple[str, Event]] = []
+        audited: list[str] = []
+        table_id = hand_id = None
+        opened: list[tuple[int, Event, str]] = []
+        skip = False
+        number = 0
+        last: Event | None = None
+        for k, i in enumerate(ords):
+            if hands[k] != hand_id:
+                hand_id = hands[k]
+                if tables[k] != table_id:
+                    table_id, number, last = tables[k], 0, None
+                    opened = self.opened.get(table_id, [])
+                at = bisect.bisect_left(opened, events[i].seq, key=_seq_of)
+                first, where = opened[at - 1][1:] if at else (None, "")
+                first_time = warehouse_time(first.occurred_at) if first is not None else ""
+                skip = first_time is None or hand_id in unrendered
+                if skip:
+                    continue
+                audited.append(hand_id)
+                if first is not None and first is not last:
+                    feed.append((where, _replace(first, seq=number, occurred_at=first_time)))
+                    number += 1
+                last = first
+            if not skip:
+                feed.append((positions[i], _replace(events[i], seq=number,
+                                                    occurred_at=texts[k])))
+                number += 1
+        return feed, audited
+
+
+def _rendered(times: list[str], hands: list[str]) -> tuple[list[Any], set[str]]:
+    """The times as the warehouse renders them (one string operation when all have one
+    form), and the hands with a time that cannot be rendered without the stored value."""
+    if len(set(map(len, times))) == 1 and "+" not in "".join(times):
+        form = warehouse_time(times[0])  # all of one form: "Z" after as many digits
+        if form is not None:
+            if len(form) == len(times[0]):
+                return times, set()
+            suffix = form[len(times[0]) - 1:]
+            return [t[:-1] + suffix for t in times], set()
+    texts = [warehouse_time(t) for t in times]
+    return texts, {h for h, t in zip(hands, texts, strict=True) if t is None}
+
+
+def _seq_of(opened: tuple[int, Event, str]) -> int:
+    return opened[0]
+
+
+def _empty_rows() -> tuple[pa.Table, pa.Table, pa.Table]:
+    from pipeline.audit.transforms import FINDINGS_SCHEMA
+    from pipeline.hands.transforms import HANDS_SCHEMA, WAGERS_SCHEMA
+
+    return (HANDS_SCHEMA.empty_table(), WAGERS_SCHEMA.empty_table(),
+            FINDINGS_SCHEMA.empty_table())
