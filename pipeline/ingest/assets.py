@@ -17,7 +17,10 @@ GROUP = "ingest"
     specs=[
         dg.AssetSpec("events", group_name=GROUP, kinds={"duckdb"}, description=(
             "One row per distinct valid event (de-duplicated on event_id), envelope columns "
-            "plus the payload as JSON, with the gaming day and the log position.")),
+            "plus the payload as JSON, with the gaming day and the log position. A hand "
+            "that one batch holds whole is audited here, from the decoded events (its "
+            "hands, wagers and audit_findings rows written with them); the audit step "
+            "audits the others.")),
         dg.AssetSpec("dead_letters", group_name=GROUP, kinds={"duckdb"},
                      description="Records of the log that are not valid events, with why."),
         dg.AssetSpec("load_positions", group_name=GROUP, kinds={"duckdb"}, description=(

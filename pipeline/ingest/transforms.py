@@ -64,8 +64,10 @@ class DecodedBatch:
     rejections: list[Rejection] = field(default_factory=list)
     records: int = 0
     duplicates: int = 0  # copies of an event earlier in the same batch
-    decoded: list[Event] | None = None  # the events of ``events``' rows (when asked for)
-    positions: list[str] | None = None  # and their positions
+    # the decoded events of ``events``' rows and their positions, until the ingest has
+    # audited the hands it can from them (then dropped)
+    decoded: list[Event] | None = None
+    positions: list[str] | None = None
 
 
 @dataclass
@@ -101,12 +103,12 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
         records = [r._replace(value=scrub(r.value, without_key="drop"))
                    if needs_scrub(r.value) else r for r in records]
     count = len(records)
-    events = _decode_all(records)
-    if events is None:
-        return _decode_one_by_one(records, where)
-    ids = list(map(_EVENT_ID, events))
     if positions is None or len(positions) != count:
         positions = [str(where(r)) for r in records]
+    events = _decode_all(records)
+    if events is None:
+        return _decode_one_by_one(records, positions)
+    ids = list(map(_EVENT_ID, events))
     duplicates = len(ids) - len(set(ids))
     rejections: list[Rejection] = []
     if duplicates:  # keep the first copy of each event_id
@@ -161,8 +163,7 @@ def _decode_all(records: Sequence[Record]) -> list[Any] | None:
     return events if times_valid(events) else None
 
 
-def _decode_one_by_one(records: Sequence[Record],
-                       where: Callable[[Record], Any]) -> DecodedBatch:
+def _decode_one_by_one(records: Sequence[Record], places: Sequence[str]) -> DecodedBatch:
     cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
     ids, types, tables, hands, seqs, times, payloads, positions = cols
     rejections: list[Rejection] = []
@@ -170,11 +171,11 @@ def _decode_one_by_one(records: Sequence[Record],
     decoded: list[Event] = []
     encode = _encoder.encode
     duplicates = 0
-    for record in records:
+    for record, place in zip(records, places, strict=True):
         try:
             ev = decode_event(record.value)
         except (msgspec.ValidationError, msgspec.DecodeError):
-            result = decode_line(record.value, str(where(record)))
+            result = decode_line(record.value, place)
             if isinstance(result, Rejection):
                 rejections.append(result)
                 continue
@@ -183,12 +184,12 @@ def _decode_one_by_one(records: Sequence[Record],
         kept = seen.get(event_id)
         if kept is not None:
             if _conflicts(kept[0], ev):
-                rejections.append(conflicting_copy(ev, str(where(record)), record.value,
+                rejections.append(conflicting_copy(ev, place, record.value,
                                                    f"{kept[1]} of this batch"))
             else:
                 duplicates += 1
             continue
-        seen[event_id] = (ev, str(where(record)))
+        seen[event_id] = (ev, place)
         decoded.append(ev)
         ids.append(event_id)
         types.append(type(ev).__name__)
@@ -197,7 +198,7 @@ def _decode_one_by_one(records: Sequence[Record],
         seqs.append(ev.seq)
         times.append(ev.occurred_at)
         payloads.append(encode(ev.payload))
-        positions.append(str(where(record)))
+        positions.append(place)
     batch = _batch(ids, types, tables, hands, seqs, times, payloads, positions, rejections,
                    len(records), duplicates)
     batch.decoded, batch.positions = decoded, positions

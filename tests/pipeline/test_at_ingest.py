@@ -77,6 +77,18 @@ def _damaged(lines: list[bytes], seed: int) -> list[bytes]:
     victim = dict(rng.choice([e for e in events if e["type"] == "BetPlaced"]))
     victim.update(event_id="conflicting-bet", payload=dict(victim["payload"], amount=7))
     out.insert(rng.randrange(len(out) // 2, len(out)), msgspec.json.encode(victim))
+    # a copy of an early event re-sent under a new seq and a hand never seen (a
+    # redelivery: no hand), and a hand with an event at another table, under a seq above
+    # any there
+    ghost = dict(next(e for e in events if e["type"] == "HandStarted"), hand_id="ghost",
+                 seq=10**6 + 1)
+    out.append(msgspec.json.encode(ghost))
+    tables = sorted({e["table_id"] for e in events})
+    stray = dict(rng.choice([e for e in events[len(events) // 2:] if e["hand_id"]]))
+    stray.update(event_id="stray", table_id=tables[tables.index(stray["table_id"]) - 1],
+                 seq=10**6)
+    out.insert(next(k for k, line in enumerate(out) if stray["hand_id"].encode() in line),
+               msgspec.json.encode(stray))
     return out
 
 
@@ -141,3 +153,4 @@ def test_times_rendered_as_the_warehouse_renders_them(tmp_path: Path) -> None:
                     for t in times]
     assert [warehouse_time(t) for t in times] == rendered
     assert warehouse_time("2026-11-29T21:03:11.123456789Z") is None
+
