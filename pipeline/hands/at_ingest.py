@@ -38,7 +38,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from events.schemas import Event, decode_event
-from pipeline.hands.transforms import HandRows, audit_events, event_json
+from pipeline.audit.transforms import FINDINGS_SCHEMA
+from pipeline.hands.transforms import (
+    HANDS_SCHEMA,
+    WAGERS_SCHEMA,
+    HandRows,
+    audit_events,
+    event_json,
+)
 from pipeline.warehouse import CONFLICT_LOSERS, Connection
 
 _replace = msgspec.structs.replace
@@ -238,8 +245,5 @@ def _seq_of(opened: tuple[int, Event, str]) -> int:
 
 
 def _empty_rows() -> tuple[pa.Table, pa.Table, pa.Table]:
-    from pipeline.audit.transforms import FINDINGS_SCHEMA
-    from pipeline.hands.transforms import HANDS_SCHEMA, WAGERS_SCHEMA
-
     return (HANDS_SCHEMA.empty_table(), WAGERS_SCHEMA.empty_table(),
             FINDINGS_SCHEMA.empty_table())
