@@ -140,12 +140,11 @@ class IngestAudit:
         if self.stored >= 0:
             self.stored += new_events
 
-    def audit_batch(self, rows: pa.Table, events: Sequence[Event],
-                    positions: Sequence[str]) -> EarlyHands:
+    def audit_batch(self, rows: pa.Table, events: Sequence[Event]) -> EarlyHands:
         """Audit the hands that a batch holds whole: ``rows`` are its ``events`` columns
-        (``ord`` indexing ``events`` and ``positions``, its distinct valid events in log
-        order). Then take the batch in as stored, whatever becomes of its rows."""
-        highest = self._settle(rows, events, positions)
+        (``ord`` indexing ``events``, its distinct valid events in log order). Then take
+        the batch in as stored, whatever becomes of its rows."""
+        highest = self._settle(rows, events)
         with_hand = rows.filter(pc.is_valid(rows["hand_id"]))
         per_hand = with_hand.group_by("hand_id").aggregate(
             [("seq", "min"), ("table_id", "min"), ("table_id", "max")])
@@ -159,16 +158,16 @@ class IngestAudit:
             return EarlyHands([], HandRows(*_empty_rows()))
         # the hands' events in feed order: by table, hand (its first seq), seq
         picked = with_hand.filter(pc.is_in(with_hand["hand_id"], pa.array(whole, pa.string())))
-        picked = picked.select(["ord", "table_id", "hand_id", "seq", "occurred_at"]).join(
+        picked = picked.select(["ord", "table_id", "hand_id", "occurred_at", "position",
+                                "seq"]).join(
             per_hand.select(["hand_id", "seq_min"]), "hand_id").sort_by(
             [("table_id", "ascending"), ("seq_min", "ascending"), ("seq", "ascending")])
-        feed, audited = self._feed(picked, events, positions)
+        feed, audited = self._feed(picked, events)
         if not audited:
             return EarlyHands([], HandRows(*_empty_rows()))
         return EarlyHands(audited, audit_events(feed, audited))
 
-    def _settle(self, rows: pa.Table, events: Sequence[Event],
-                positions: Sequence[str]) -> dict[str, int]:
+    def _settle(self, rows: pa.Table, events: Sequence[Event]) -> dict[str, int]:
         """Mark the tables this batch unsettles and keep its TableOpened events; the
         highest seq of each of its tables."""
         per_table = rows.group_by("table_id").aggregate(
@@ -181,19 +180,22 @@ class IngestAudit:
             if count != distinct or low <= top:
                 self.unsettled.add(table_id)
             highest[table_id] = max(top, high)
-        for i in pc.filter(rows["ord"], pc.equal(rows["type"], "TableOpened")).to_pylist():
+        opened = rows.filter(pc.equal(rows["type"], "TableOpened"))
+        for i, position in zip(opened["ord"].to_pylist(), opened["position"].to_pylist(),
+                               strict=True):
             ev = events[i]  # in force for the batch's hands after it
-            bisect.insort(self.opened.setdefault(ev.table_id, []), (ev.seq, ev, positions[i]),
+            bisect.insort(self.opened.setdefault(ev.table_id, []), (ev.seq, ev, position),
                           key=_seq_of)
         return highest
 
-    def _feed(self, picked: pa.Table, events: Sequence[Event],
-              positions: Sequence[str]) -> tuple[list[tuple[str, Event]], list[str]]:
+    def _feed(self, picked: pa.Table,
+              events: Sequence[Event]) -> tuple[list[tuple[str, Event]], list[str]]:
         """The auditor's feed of the ``picked`` rows (in feed order), and its hands: each
         table's ``seq`` renumbered from 0, each hand after the ``TableOpened`` in force when
         it began (fed again only when that changes), times rendered as the warehouse
         renders them (a hand with a time that cannot be is left out)."""
-        ords, tables, hands = (picked[c].to_pylist() for c in ("ord", "table_id", "hand_id"))
+        ords, tables, hands, positions = (picked[c].to_pylist()
+                                          for c in ("ord", "table_id", "hand_id", "position"))
         texts, unrendered = _rendered(picked["occurred_at"].to_pylist(), hands)
         feed: list[tuple[str, Event]] = []
         audited: list[str] = []
@@ -220,7 +222,7 @@ class IngestAudit:
                     number += 1
                 last = first
             if not skip:
-                feed.append((positions[i], _replace(events[i], seq=number,
+                feed.append((positions[k], _replace(events[i], seq=number,
                                                     occurred_at=texts[k])))
                 number += 1
         return feed, audited

@@ -77,9 +77,9 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor:
     def decode(records: list[Record], positions: list[str]) -> Decoded:
         batch = decode_records(records, event_log.where, positions)
         early = None
-        if view is not None and batch.decoded is not None and batch.positions is not None:
-            early = view.audit_batch(batch.events, batch.decoded, batch.positions)
-        batch.decoded = batch.positions = None
+        if view is not None and batch.decoded is not None:
+            early = view.audit_batch(batch.events, batch.decoded)
+        batch.decoded = None
         return batch, early
 
     def submit(pool: ThreadPoolExecutor) -> tuple[list[Record], Future[Decoded]] | None:

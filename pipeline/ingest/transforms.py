@@ -64,10 +64,9 @@ class DecodedBatch:
     rejections: list[Rejection] = field(default_factory=list)
     records: int = 0
     duplicates: int = 0  # copies of an event earlier in the same batch
-    # the decoded events of ``events``' rows and their positions, until the ingest has
-    # audited the hands it can from them (then dropped)
+    # the decoded events of ``events``' rows (by ``ord``), until the ingest has audited the
+    # hands it can from them (then dropped)
     decoded: list[Event] | None = None
-    positions: list[str] | None = None
 
 
 @dataclass
@@ -129,7 +128,7 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
                    list(map(_OCCURRED_AT, events)),
                    list(map(_encoder.encode, map(_PAYLOAD, events))), positions, rejections,
                    count, duplicates)
-    batch.decoded, batch.positions = events, positions
+    batch.decoded = events
     return batch
 
 
@@ -201,7 +200,7 @@ def _decode_one_by_one(records: Sequence[Record], places: Sequence[str]) -> Deco
         positions.append(place)
     batch = _batch(ids, types, tables, hands, seqs, times, payloads, positions, rejections,
                    len(records), duplicates)
-    batch.decoded, batch.positions = decoded, positions
+    batch.decoded = decoded
     return batch
 
 
