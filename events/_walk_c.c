@@ -10,9 +10,10 @@
  * holds them equal on legal and damaged hands); every other answer is the Python pass's.
  *
  * split_tables(items) is the auditor's intake step (events/audit_intake.py): a batch of
- * decoded items split into its rejections and, per table, its events with their ids, hand
- * ids and whether their seq numbers run on without a break; NotImplemented for any item
- * that is neither an event nor a rejection (the Python intake takes those batches).
+ * decoded items (or of (position, item) pairs) split into its rejections and, per table,
+ * its events with their ids, positions, hand ids and whether their seq numbers run on
+ * without a break; NotImplemented for any item that is neither an event nor a rejection
+ * (the Python intake takes those batches).
  *
  * Why C: these passes are the auditor's largest own cost, a dozen attribute reads and
  * dictionary steps per event in the interpreter.
@@ -67,28 +68,34 @@ plan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return r > 0 ? out : NULL;
 }
 
-/* the group's open run of one hand ends before event ``end`` (its items 5 and 6: the
- * run's hand id and whether it holds the hand's end; Ellipsis: no run yet) */
+/* a table's group while split_tables builds it: the five items it returns, then the
+ * open run's hand id (Ellipsis: no run yet) and whether the run holds the hand's end */
+enum { G_EVENTS, G_IDS, G_RUNS, G_CONTIGUOUS, G_LAST_SEQ, G_POSITIONS, G_RUN_HAND,
+       G_RUN_ENDS };
+
+/* the group's open run of one hand ends before event ``end`` */
 static int
 close_run(PyObject *group, Py_ssize_t end)
 {
-    PyObject *hand = PyList_GET_ITEM(group, 5);
+    PyObject *hand = PyList_GET_ITEM(group, G_RUN_HAND);
     if (hand == Py_Ellipsis)
         return 0;
-    PyObject *run = Py_BuildValue("(OnO)", hand, end, PyList_GET_ITEM(group, 6));
+    PyObject *run = Py_BuildValue("(OnO)", hand, end, PyList_GET_ITEM(group, G_RUN_ENDS));
     if (run == NULL)
         return -1;
-    int r = PyList_Append(PyList_GET_ITEM(group, 2), run);
+    int r = PyList_Append(PyList_GET_ITEM(group, G_RUNS), run);
     Py_DECREF(run);
     return r;
 }
 
-/* split_tables(items) -> (rejections, {table_id: [events, ids, runs, contiguous, _]})
+/* split_tables(items) ->
+ *     (rejections, {table_id: [events, ids, runs, contiguous, _, positions]})
  * or NotImplemented; tables in the order they first appear, each one's events in order;
  * ``runs``: (hand_id, end, ends) of each run of one hand's events, ``end`` the index after
  * it, ``ends`` whether it holds a HandEnded or HandVoided; ``contiguous``: each event's seq
- * is the one before it + 1 (the last item is this function's own note of the table's last
- * seq) */
+ * is the one before it + 1 (``_`` is this function's own note of the table's last seq);
+ * ``positions``: each event's position when the first item is a (position, item) pair
+ * (an item that is not a pair then has None), else None */
 static PyObject *
 split_tables(PyObject *self, PyObject *items)
 {
@@ -99,9 +106,19 @@ split_tables(PyObject *self, PyObject *items)
     long long last_seq = 0;
     if (rejections == NULL || groups == NULL)
         goto done;
+    /* (position, item) pairs, as the first item is one */
+    int pairs = PyList_GET_SIZE(items) > 0 && PyTuple_CheckExact(PyList_GET_ITEM(items, 0));
     int k = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
-        PyObject *item = PyList_GET_ITEM(items, i);
+        PyObject *item = PyList_GET_ITEM(items, i), *position = Py_None;
+        if (pairs && PyTuple_CheckExact(item)) {
+            if (PyTuple_GET_SIZE(item) != 2) {
+                out = Py_NewRef(Py_NotImplemented);
+                goto done;
+            }
+            position = PyTuple_GET_ITEM(item, 0);
+            item = PyTuple_GET_ITEM(item, 1);
+        }
         PyObject *type = (PyObject *)Py_TYPE(item);
         if (type == T_Rejection) {
             if (PyList_Append(rejections, item) < 0)
@@ -132,15 +149,17 @@ split_tables(PyObject *self, PyObject *items)
         /* the same table as the item before: its group is at hand (a batch comes in runs) */
         if (group == NULL || (table_id != group_table
                               && PyUnicode_Compare(table_id, group_table) != 0)) {
-            if (group != NULL && PyList_SetItem(group, 4, PyLong_FromLongLong(last_seq)) < 0)
+            if (group != NULL
+                && PyList_SetItem(group, G_LAST_SEQ, PyLong_FromLongLong(last_seq)) < 0)
                 goto done;  /* (the table before keeps its last seq for its next run) */
             group = PyDict_GetItemWithError(groups, table_id);
             if (group == NULL) {
                 if (PyErr_Occurred())
                     goto done;
-                group = Py_BuildValue("[NNNOOOO]", PyList_New(0), PyList_New(0),
-                                      PyList_New(0), Py_True, Py_None, Py_Ellipsis,
-                                      Py_False);
+                group = Py_BuildValue("[NNNOONOO]", PyList_New(0), PyList_New(0),
+                                      PyList_New(0), Py_True, Py_None,
+                                      pairs ? PyList_New(0) : Py_NewRef(Py_None),
+                                      Py_Ellipsis, Py_False);
                 if (group == NULL)
                     goto done;
                 int r = PyDict_SetItem(groups, table_id, group);
@@ -149,40 +168,41 @@ split_tables(PyObject *self, PyObject *items)
                     goto done;
                 last_seq = seq - 1;
             } else {
-                PyObject *last = PyList_GET_ITEM(group, 4);
+                PyObject *last = PyList_GET_ITEM(group, G_LAST_SEQ);
                 last_seq = PyLong_AsLongLong(last);
                 if (last_seq == -1 && PyErr_Occurred())
                     goto done;
             }
             group_table = table_id;
         }
-        if (seq != last_seq + 1 && PyList_GET_ITEM(group, 3) == Py_True
-            && PyList_SetItem(group, 3, Py_NewRef(Py_False)) < 0)
+        if (seq != last_seq + 1 && PyList_GET_ITEM(group, G_CONTIGUOUS) == Py_True
+            && PyList_SetItem(group, G_CONTIGUOUS, Py_NewRef(Py_False)) < 0)
             goto done;
         last_seq = seq;
         /* the same hand as the table's event before: its run goes on */
-        PyObject *run_hand = PyList_GET_ITEM(group, 5);
+        PyObject *run_hand = PyList_GET_ITEM(group, G_RUN_HAND);
         int ends = type == T_HandEnded || type == T_HandVoided;
         if (hand_id == run_hand || (PyUnicode_CheckExact(hand_id)
                                     && PyUnicode_CheckExact(run_hand)
                                     && PyUnicode_Compare(hand_id, run_hand) == 0)) {
-            if (ends && PyList_SetItem(group, 6, Py_NewRef(Py_True)) < 0)
+            if (ends && PyList_SetItem(group, G_RUN_ENDS, Py_NewRef(Py_True)) < 0)
                 goto done;
-        } else if (close_run(group, PyList_GET_SIZE(PyList_GET_ITEM(group, 0))) < 0
-                   || PyList_SetItem(group, 5, Py_NewRef(hand_id)) < 0
-                   || PyList_SetItem(group, 6, PyBool_FromLong(ends)) < 0) {
+        } else if (close_run(group, PyList_GET_SIZE(PyList_GET_ITEM(group, G_EVENTS))) < 0
+                   || PyList_SetItem(group, G_RUN_HAND, Py_NewRef(hand_id)) < 0
+                   || PyList_SetItem(group, G_RUN_ENDS, PyBool_FromLong(ends)) < 0) {
             goto done;
         }
-        if (PyList_Append(PyList_GET_ITEM(group, 0), item) < 0
-            || PyList_Append(PyList_GET_ITEM(group, 1), event_id) < 0)
+        if (PyList_Append(PyList_GET_ITEM(group, G_EVENTS), item) < 0
+            || PyList_Append(PyList_GET_ITEM(group, G_IDS), event_id) < 0
+            || (pairs && PyList_Append(PyList_GET_ITEM(group, G_POSITIONS), position) < 0))
             goto done;
     }
-    /* each table's last run closed; the lists keep their five items */
+    /* each table's last run closed; the lists keep the items returned */
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(groups, &pos, &key, &value)) {
-        if (close_run(value, PyList_GET_SIZE(PyList_GET_ITEM(value, 0))) < 0
-            || PyList_SetSlice(value, 5, PyList_GET_SIZE(value), NULL) < 0)
+        if (close_run(value, PyList_GET_SIZE(PyList_GET_ITEM(value, G_EVENTS))) < 0
+            || PyList_SetSlice(value, G_RUN_HAND, PyList_GET_SIZE(value), NULL) < 0)
             goto done;
     }
     out = Py_BuildValue("(OO)", rejections, groups);

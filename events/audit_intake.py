@@ -93,7 +93,7 @@ class Intake:
         items = items if isinstance(items, list) else list(items)
         if compiled is not None:
             split = compiled.split_tables(items)
-            if split is not NotImplemented:  # events and rejections, no positions
+            if split is not NotImplemented:  # events and rejections (or pairs of them)
                 self._feed_split(*split)
                 # the tables' lists let go first: the events of the hands that ended are
                 # then freed with the batch's list, in the order they were decoded (by
@@ -141,22 +141,23 @@ class Intake:
     def _feed_split(self, rejections: list[Rejection],
                     tables: dict[str, list[Any]]) -> None:
         """``feed_many`` of a batch the compiled intake split: its rejections, and per
-        table its events, their ids, their runs of one hand, and whether their seqs run
-        on."""
+        table its events, their ids, their runs of one hand, whether their seqs run on,
+        and their positions (or None)."""
         for rejection in rejections:
             self._rejected(rejection)
         seq = self.sequencer
-        for table_id, (events, ids, runs, contiguous, _last) in tables.items():
+        for table_id, (events, ids, runs, contiguous, _last, positions) in tables.items():
             if contiguous and seq.take_run(table_id, events, ids):
-                self._route(events, None, runs)
+                self._route(events, positions, runs, ids)
             else:
-                self._push_each(events, None)
+                self._push_each(events, positions)
 
     def _route(self, events: list[Event], positions: list[Any] | None,
-               runs: list[tuple[str | None, int, bool]] | None = None) -> None:
+               runs: list[tuple[str | None, int, bool]] | None = None,
+               ids: list[str] | None = None) -> None:
         """In-order events of one table to their hands, a run of one hand at a time
         (``runs``: each run's hand id, the index after it and whether it holds the hand's
-        end, when known: :func:`hand_runs`)."""
+        end, when known: :func:`hand_runs`; ``ids``: the events' ids, when known)."""
         if runs is None:
             runs = hand_runs(events)
         open_ = self.open
@@ -177,7 +178,8 @@ class Intake:
             chunk = events[a:b]
             if positions is not None:
                 where = self.positions.setdefault(hand_id, {})
-                where.update(zip([e.event_id for e in chunk], positions[a:b], strict=True))
+                where.update(zip(ids[a:b] if ids is not None else [e.event_id for e in chunk],
+                                 positions[a:b], strict=True))
             hand[1].extend(chunk)
             if ends:  # (an end taken one by one above would have closed the hand)
                 self._ended(hand_id, chunk[0].table_id)

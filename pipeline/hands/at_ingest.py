@@ -147,22 +147,26 @@ class IngestAudit:
         highest = self._settle(rows, events)
         with_hand = rows.filter(pc.is_valid(rows["hand_id"]))
         per_hand = with_hand.group_by("hand_id").aggregate(
-            [("seq", "min"), ("table_id", "min"), ("table_id", "max")])
+            [("seq", "min"), ("seq", "count"), ("table_id", "min"), ("table_id", "max")])
+        hand_ids = per_hand["hand_id"].to_pylist()
         whole = [hand_id for hand_id, low, high in zip(
-                    *(per_hand[c].to_pylist() for c in ("hand_id", "table_id_min",
-                                                        "table_id_max")), strict=True)
+                    hand_ids, *(per_hand[c].to_pylist() for c in ("table_id_min",
+                                                                  "table_id_max")), strict=True)
                  if hand_id not in self.hands and low == high and low not in self.unsettled]
-        self.hands.update(per_hand["hand_id"].to_pylist())
+        self.hands.update(hand_ids)
         self.top_seq.update(highest)
         if not whole:
             return EarlyHands([], HandRows(*_empty_rows()))
-        # the hands' events in feed order: by table, hand (its first seq), seq
-        picked = with_hand.filter(pc.is_in(with_hand["hand_id"], pa.array(whole, pa.string())))
-        picked = picked.select(["ord", "table_id", "hand_id", "occurred_at", "position",
-                                "seq"]).join(
+        # the hands, and their events, in feed order: by table, hand (its first seq), seq
+        wanted = pa.array(whole, pa.string())
+        feed_order = [("table_id", "ascending"), ("seq_min", "ascending")]
+        hands = per_hand.filter(pc.is_in(per_hand["hand_id"], wanted)).rename_columns(
+            {"table_id_min": "table_id"}).sort_by(feed_order)
+        picked = with_hand.filter(pc.is_in(with_hand["hand_id"], wanted)).select(
+            ["ord", "table_id", "hand_id", "occurred_at", "position", "seq"]).join(
             per_hand.select(["hand_id", "seq_min"]), "hand_id").sort_by(
-            [("table_id", "ascending"), ("seq_min", "ascending"), ("seq", "ascending")])
-        feed, audited = self._feed(picked, events)
+            [*feed_order, ("seq", "ascending")])
+        feed, audited = self._feed(hands, picked, events)
         if not audited:
             return EarlyHands([], HandRows(*_empty_rows()))
         return EarlyHands(audited, audit_events(feed, audited))
@@ -188,58 +192,62 @@ class IngestAudit:
                           key=_seq_of)
         return highest
 
-    def _feed(self, picked: pa.Table,
+    def _feed(self, hands: pa.Table, picked: pa.Table,
               events: Sequence[Event]) -> tuple[list[tuple[str, Event]], list[str]]:
-        """The auditor's feed of the ``picked`` rows (in feed order), and its hands: each
-        table's ``seq`` renumbered from 0, each hand after the ``TableOpened`` in force when
-        it began (fed again only when that changes), times rendered as the warehouse
-        renders them (a hand with a time that cannot be is left out)."""
-        ords, tables, hands, positions = (picked[c].to_pylist()
-                                          for c in ("ord", "table_id", "hand_id", "position"))
-        texts, unrendered = _rendered(picked["occurred_at"].to_pylist(), hands)
+        """The auditor's feed of the ``picked`` rows of ``hands`` (both in feed order), and
+        its hands: each table's ``seq`` renumbered from 0, each hand after the
+        ``TableOpened`` in force when it began (fed again only when that changes), times
+        rendered as the warehouse renders them (a hand with a time that cannot be is left
+        out)."""
+        ords, positions = picked["ord"].to_pylist(), picked["position"].to_pylist()
+        texts, unrendered = _rendered(picked["occurred_at"], picked["hand_id"])
         feed: list[tuple[str, Event]] = []
         audited: list[str] = []
-        table_id = hand_id = None
+        table_id = None
         opened: list[tuple[int, Event, str]] = []
-        skip = False
-        number = 0
+        number = start = 0
         last: Event | None = None
-        for k, i in enumerate(ords):
-            if hands[k] != hand_id:
-                hand_id = hands[k]
-                if tables[k] != table_id:
-                    table_id, number, last = tables[k], 0, None
-                    opened = self.opened.get(table_id, [])
-                at = bisect.bisect_left(opened, events[i].seq, key=_seq_of)
-                first, where = opened[at - 1][1:] if at else (None, "")
-                first_time = warehouse_time(first.occurred_at) if first is not None else ""
-                skip = first_time is None or hand_id in unrendered
-                if skip:
-                    continue
-                audited.append(hand_id)
-                if first is not None and first is not last:
-                    feed.append((where, _replace(first, seq=number, occurred_at=first_time)))
-                    number += 1
-                last = first
-            if not skip:
-                feed.append((positions[k], _replace(events[i], seq=number,
-                                                    occurred_at=texts[k])))
+        for hand_id, table, count in zip(*(hands[c].to_pylist() for c in (
+                "hand_id", "table_id", "seq_count")), strict=True):
+            end = start + count  # the hand's rows in ``picked``
+            if table != table_id:
+                table_id, number, last = table, 0, None
+                opened = self.opened.get(table, [])
+            at = bisect.bisect_left(opened, events[ords[start]].seq, key=_seq_of)
+            first, where = opened[at - 1][1:] if at else (None, "")
+            first_time = warehouse_time(first.occurred_at) if first is not None else ""
+            if first_time is None or hand_id in unrendered:
+                start = end
+                continue
+            audited.append(hand_id)
+            if first is not None and first is not last:
+                feed.append((where, _replace(first, seq=number, occurred_at=first_time)))
                 number += 1
+            last = first
+            feed += [(p, _replace(events[i], seq=n, occurred_at=t)) for p, i, n, t in zip(
+                positions[start:end], ords[start:end], range(number, number + count),
+                texts[start:end], strict=True)]
+            number += count
+            start = end
         return feed, audited
 
 
-def _rendered(times: list[str], hands: list[str]) -> tuple[list[Any], set[str]]:
-    """The times as the warehouse renders them (one string operation when all have one
+def _rendered(times: pa.ChunkedArray, hands: pa.ChunkedArray) -> tuple[list[Any], set[str]]:
+    """The times as the warehouse renders them (one Arrow operation when all have one
     form), and the hands with a time that cannot be rendered without the stored value."""
-    if len(set(map(len, times))) == 1 and "+" not in "".join(times):
-        form = warehouse_time(times[0])  # all of one form: "Z" after as many digits
+    lengths = pc.min_max(pc.utf8_length(times)).as_py()
+    if lengths["min"] == lengths["max"] and not pc.any(
+            pc.match_substring(times, "+")).as_py():
+        sample = times[0].as_py()
+        form = warehouse_time(sample)  # all of one form: "Z" after as many digits
         if form is not None:
-            if len(form) == len(times[0]):
-                return times, set()
-            suffix = form[len(times[0]) - 1:]
-            return [t[:-1] + suffix for t in times], set()
-    texts = [warehouse_time(t) for t in times]
-    return texts, {h for h, t in zip(hands, texts, strict=True) if t is None}
+            if len(form) == len(sample):
+                return times.to_pylist(), set()
+            cut = pc.utf8_slice_codeunits(times, 0, len(sample) - 1)
+            return pc.binary_join_element_wise(
+                cut, form[len(sample) - 1:], "").to_pylist(), set()
+    texts = [warehouse_time(t) for t in times.to_pylist()]
+    return texts, {h for h, t in zip(hands.to_pylist(), texts, strict=True) if t is None}
 
 
 def _seq_of(opened: tuple[int, Event, str]) -> int:

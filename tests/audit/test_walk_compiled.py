@@ -169,26 +169,32 @@ def split_python(items: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
     """What ``split_tables`` gives, in Python."""
     rejections: list[Any] = []
     tables: dict[str, list[Any]] = {}
-    for item in items:
+    pairs = bool(items) and type(items[0]) is tuple
+    for pair in items:
+        position, item = pair if type(pair) is tuple else (None, pair)
         if isinstance(item, Rejection):
             rejections.append(item)
             continue
-        group = tables.setdefault(item.table_id, [[], [], [], True, None])
+        group = tables.setdefault(item.table_id, [[], [], [], True, None,
+                                                  [] if pairs else None])
         if group[0] and item.seq != group[0][-1].seq + 1:
             group[3] = False
         group[0].append(item)
         group[1].append(item.event_id)
+        if pairs:
+            group[5].append(position)
     for group in tables.values():
         group[2] = hand_runs(group[0])
     return rejections, tables
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32), cut=st.integers(1, 400))
-def test_split_tables_is_the_python_grouping(seed: int, cut: int) -> None:
+@given(seed=st.integers(0, 2**32), cut=st.integers(1, 400), paired=st.booleans())
+def test_split_tables_is_the_python_grouping(seed: int, cut: int, paired: bool) -> None:
     """Batches of a floor with events lost, repeated, swapped and corrupted, cut anywhere:
     the same rejections, tables, events, ids, runs of one hand (and whether they hold its
-    end) and seq runs as the Python grouping."""
+    end), seq runs and positions (``paired``: items given as (position, item), a few bare)
+    as the Python grouping."""
     assert compiled is not None
     rng = random.Random(seed)
     lines = []
@@ -202,21 +208,30 @@ def test_split_tables_is_the_python_grouping(seed: int, cut: int) -> None:
     for _ in range(rng.randrange(4)):
         k = rng.randrange(len(lines))
         lines[k] = rng.choice([lines[k][:-5], b"{}", b"not json", lines[k - 1]])
-    items = decode_many(lines)
+    items: list[Any] = decode_many(lines)
+    if paired:
+        items = [item if k % 7 == 3 else (f"line {k}", item) for k, item in enumerate(items)]
     for start in range(0, len(items), cut):
         batch = items[start:start + cut]
-        rejections, tables = compiled.split_tables(batch)
+        split = compiled.split_tables(batch)
+        if type(batch[0]) is not tuple and any(type(item) is tuple for item in batch):
+            assert split is NotImplemented  # pairs are told by the first item
+            continue
+        rejections, tables = split
         want_rejections, want = split_python(batch)
         assert rejections == want_rejections
         assert list(tables) == list(want)
-        for table_id, (events, ids, runs, contiguous, _last) in tables.items():
+        for table_id, (events, ids, runs, contiguous, _last, positions) in tables.items():
             assert [events, ids, runs, contiguous] == want[table_id][:4]
+            assert positions == want[table_id][5]
 
 
 def test_split_tables_steps_aside_for_positions_and_strangers() -> None:
     assert compiled is not None
     items = decode_many(encode_lines(Table("T1").events or []))
     assert compiled.split_tables([(1, object())]) is NotImplemented
+    assert compiled.split_tables([(1, 2, 3)]) is NotImplemented
+    assert compiled.split_tables([*items, (1, 2)]) is NotImplemented  # bare first: no pairs
     assert compiled.split_tables([object()]) is NotImplemented
     assert compiled.split_tables((1, 2)) is NotImplemented
     assert compiled.split_tables(items) == ([], {})
