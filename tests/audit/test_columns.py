@@ -35,7 +35,7 @@ def _rows(report: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         for i in range(len(hc["hand_id"])):
             hands.append(tuple(parse_time(hc[c][i]) if c.endswith("_at") else hc[c][i]
                                for c in HAND_COLUMNS))
-        wagers += zip(*(wc[c] for c in WAGER_COLUMNS), strict=True)
+        wagers += zip(*(wc[c].tolist() for c in WAGER_COLUMNS), strict=True)
     return sorted(hands, key=repr), sorted(wagers, key=repr)
 
 
