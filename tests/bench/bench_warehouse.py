@@ -52,6 +52,29 @@ def _bare_insert(rows: Any, path: Path) -> float:
     return seconds
 
 
+def _read_and_decode(log: Path) -> float:
+    """Seconds to read the log and decode every record into the contract's Structs, in
+    one thread: what any ingest that validates each event in Python pays before it
+    stores or audits anything (the reference that bounds the transforms' rate)."""
+    import msgspec
+
+    from events.logs import open_log
+    from events.schemas import Event, times_valid
+    from pipeline.gc_policy import bulk_work
+
+    decode = msgspec.json.Decoder(Event).decode  # and the times checked a batch at a time
+    start = time.perf_counter()
+    with bulk_work():
+        event_log = open_log(str(log), create=False)
+        try:
+            for records in event_log.read(None, max_batch=100_000):
+                if not times_valid([decode(r.value) for r in records]):
+                    raise AssertionError(f"{log}: a time the contract refuses")
+        finally:
+            event_log.close()
+    return time.perf_counter() - start
+
+
 def _steps(log: Path, wh: Path) -> tuple[int, int, list[float]]:
     """Run the step functions; (events, audited events, [ingest, audit, rollups, archive] s)."""
     from pipeline.analytics.steps import update_rollups
@@ -102,6 +125,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         with reading(root / "steps0.duckdb") as con:
             rows = con.sql("SELECT * FROM events").to_arrow_table()
         bare = events / _bare_insert(rows, root / "bare.duckdb")
+        t_decode = min(_read_and_decode(log) for _ in range(2))
 
         start = time.perf_counter()
         materialize(log, root / "graph.duckdb")
@@ -122,6 +146,9 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         _row("  rollups: hold, trips, dealers", events, t_rollups, bare),
         _row("  Parquet archive", events, t_archive, bare),
         _row("bare Arrow insert into DuckDB (reference)", events, events / bare, bare),
+        _row("read + decode into the contract's Structs, one thread (reference)", events,
+             t_decode, bare, note="the Python floor of validating each event, before it is "
+             "stored or audited"),
         {"name": "projected build of a 1,000,000-hand warehouse (transforms)", "value": minutes,
          "unit": "minutes", "reference": f"{per_hand:.0f} events/hand at the rate above",
          "reference_value": None, "ratio": None, "target": "minutes", "ok": None},
