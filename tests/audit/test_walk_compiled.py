@@ -305,3 +305,26 @@ def test_a_payout_in_a_hand_without_wagers_is_never_judged_right() -> None:
                   array("q", [1, 500, 0, 0, 1]).tobytes(), b"")
     assert judge([seated, stray]).ok == [False, False]  # seated: its wagers were never paid
     assert judge([Plan(ruleset, False, dealer)]).ok == [True]  # nothing wagered, nothing paid
+
+
+@pytest.mark.parametrize("name", ["mispays", "disputes", "illegal_actions"])
+def test_findings_carry_the_positions_fed_with_their_events(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Items fed as (position, event) pairs, through the compiled intake and without it:
+    each finding that names an event of its hand carries that event's position."""
+    import events.audit_intake as audit_intake
+    from events.audit import audit
+    from tests.audit.test_golden import GOLDEN
+
+    lines = (GOLDEN / f"{name}.jsonl").read_bytes().splitlines()
+    items = decode_many(lines)
+    where = {item.event_id: f"line {k}" for k, item in enumerate(items, 1)
+             if not isinstance(item, Rejection)}
+    pairs = [(f"line {k}", item) for k, item in enumerate(items, 1)]
+    compiled_findings = audit(pairs).findings
+    monkeypatch.setattr(audit_intake, "compiled", None)
+    assert audit(pairs).findings == compiled_findings
+    placed = [f for f in compiled_findings if f.position is not None]
+    assert placed  # (these floors have findings that name events)
+    for f in placed:
+        assert f.position == where[f.event_id], f
