@@ -162,9 +162,9 @@ class IngestAudit:
         feed_order = [("table_id", "ascending"), ("seq_min", "ascending")]
         hands = per_hand.filter(pc.is_in(per_hand["hand_id"], wanted)).rename_columns(
             {"table_id_min": "table_id"}).sort_by(feed_order)
-        picked = with_hand.filter(pc.is_in(with_hand["hand_id"], wanted)).select(
+        picked = with_hand.select(
             ["ord", "table_id", "hand_id", "occurred_at", "position", "seq"]).join(
-            per_hand.select(["hand_id", "seq_min"]), "hand_id").sort_by(
+            hands.select(["hand_id", "seq_min"]), "hand_id", join_type="inner").sort_by(
             [*feed_order, ("seq", "ascending")])
         feed, audited = self._feed(hands, picked, events)
         if not audited:
