@@ -40,7 +40,7 @@ KEY_ENV = "UTH_PSEUDONYM_KEY"
 PREFIX = "pr1_"
 MIN_KEY_BYTES = 16
 _PSEUDONYM = re.compile(r"^pr1_[0-9a-f]{32}$")
-_MARKERS = (b'"player_ref"', b'"player_refs"')
+_MARKER = b'"player_ref'  # the start of both keys
 
 
 class PseudonymKeyMissing(RuntimeError):
@@ -80,22 +80,39 @@ def pseudonymize(player_id: str, env: Mapping[str, str] | None = None) -> str:
 def pseudonymize_payload(
     payload: dict[str, Any], env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """A copy of an event payload with ``player_ref`` / ``player_refs`` pseudonymized."""
+    """A copy of an event payload with ``player_ref`` / ``player_refs`` pseudonymized.
+
+    An identifier that is not a string (a card number sent as a JSON number, say) is not
+    valid, and the decoder will refuse the event; it is replaced by
+    ``{"withheld": <pseudonym of its JSON text>}`` first, so that neither the dead letter
+    nor its reason holds it in clear, and the event stays refused."""
     out = dict(payload)
-    ref = out.get("player_ref")
-    if isinstance(ref, str):
-        out["player_ref"] = pseudonymize(ref, env)
+    if "player_ref" in out and out["player_ref"] is not None:
+        out["player_ref"] = _pseudonym_of(out["player_ref"], env)
     refs = out.get("player_refs")
     if isinstance(refs, dict):
-        out["player_refs"] = {
-            seat: pseudonymize(v, env) if isinstance(v, str) else v for seat, v in refs.items()
-        }
+        out["player_refs"] = {seat: _pseudonym_of(v, env) if v is not None else v
+                              for seat, v in refs.items()}
+    elif refs is not None:
+        out["player_refs"] = _pseudonym_of(refs, env)
     return out
 
 
+def _pseudonym_of(value: object, env: Mapping[str, str] | None) -> object:
+    if isinstance(value, str):
+        return pseudonymize(value, env)
+    if isinstance(value, dict) and set(value) == {"withheld"} and is_pseudonym(
+            value["withheld"]):
+        return value  # withheld already
+    return {"withheld": pseudonymize(msgspec.json.encode(value).decode(), env)}
+
+
 def needs_scrub(data: bytes) -> bool:
-    """Whether ``data`` (one event's JSON) may carry a player identifier (a cheap test)."""
-    return any(marker in data for marker in _MARKERS)
+    """Whether ``data`` (one event's JSON, or many joined) may carry a player identifier:
+    it names the key, or holds a ``\\u`` escape, which could spell the key
+    (``"player\\u005fref"`` is ``"player_ref"`` to every JSON reader). A cheap test; the
+    decoded keys decide (:func:`scrub`)."""
+    return _MARKER in data or b"\\u" in data
 
 
 def scrub(
@@ -125,7 +142,7 @@ def scrub(
         return _drop_refs(data)
     try:
         event = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return _scrub_text(data, env)
     if not isinstance(event, dict) or not isinstance(event.get("payload"), dict):
         return data
@@ -140,7 +157,7 @@ def scrub(
 def _drop_refs(data: bytes) -> bytes:
     try:
         event = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return _scrub_text(data, None, replace=lambda _: "***")
     if not isinstance(event, dict) or not isinstance(event.get("payload"), dict):
         return data
@@ -152,8 +169,21 @@ def _drop_refs(data: bytes) -> bytes:
     return msgspec.json.encode(event)
 
 
-_REF_TEXT = re.compile(rb'("player_ref"\s*:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
-_REFS_TEXT = re.compile(rb'("player_refs"\s*:\s*)\{([^{}]*)\}?')
+def _name_pattern(key: str) -> bytes:
+    """A regular expression for the JSON string ``key``: each character as itself or as
+    its ``\\u`` escape (hex digits in either case)."""
+    def char(c: str) -> bytes:
+        hex_digits = "".join(f"[{h}{h.upper()}]" if h.isalpha() else h
+                             for h in f"{ord(c):04x}")
+        return b"(?:" + re.escape(c).encode() + rb"|\\u" + hex_digits.encode() + b")"
+
+    return b'"' + b"".join(map(char, key)) + b'"'
+
+
+_REF_NAME, _REFS_NAME = _name_pattern("player_ref"), _name_pattern("player_refs")
+_REF_TEXT = re.compile(b"(" + _REF_NAME + rb'\s*:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
+_REF_NUMBER = re.compile(b"(" + _REF_NAME + rb"\s*:\s*)(-?[0-9][0-9.eE+-]*)")
+_REFS_TEXT = re.compile(b"(" + _REFS_NAME + rb"\s*:\s*)\{([^{}]*)\}?")
 _REFS_VALUE = re.compile(rb'(:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
 
 
@@ -170,4 +200,7 @@ def _scrub_text(
     def many(m: re.Match[bytes]) -> bytes:
         return m.group(1) + b"{" + _REFS_VALUE.sub(one, m.group(2)) + b"}"
 
-    return _REFS_TEXT.sub(many, _REF_TEXT.sub(one, data))
+    def number(m: re.Match[bytes]) -> bytes:
+        return m.group(1) + b'{"withheld":"' + swap(m.group(2).decode()).encode() + b'"}'
+
+    return _REFS_TEXT.sub(many, _REF_NUMBER.sub(number, _REF_TEXT.sub(one, data)))

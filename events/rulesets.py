@@ -4,7 +4,8 @@ The four rulesets of the event contract live in ``events/rulesets/*.toml``. A ca
 its own without code by dropping ``<name>.toml`` into a directory named by
 ``UTH_RULESETS_DIR`` (read when a ruleset is looked up, never at import; several
 directories are separated by ``os.pathsep``) or passed as ``extra_dirs``. A file in such a
-directory overrides a built-in ruleset of the same name. Any ``.toml`` path works as well.
+directory overrides a built-in ruleset of the same name. Events name a ruleset; only an
+operator's command line may give a ``.toml`` path (:func:`load_ruleset_arg`).
 
 >>> rs = load_ruleset("charlevoix-2011")
 >>> rs.trips_table[9], rs.trips_table[3], rs.blind_table[5]
@@ -143,13 +144,14 @@ _CACHE: dict[tuple[str, int, int], Ruleset] = {}
 
 
 def load_ruleset(
-    name_or_path: str | os.PathLike[str],
-    extra_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    name: str, extra_dirs: Iterable[str | os.PathLike[str]] | None = None,
 ) -> Ruleset:
-    """A ruleset by name (``charlevoix-2011``) or by the path of a ``.toml`` file.
+    """A ruleset by name (``charlevoix-2011``), from the rulesets directories.
 
-    Raises :class:`UnknownRulesetError` (listing the known names) or
-    :class:`RulesetFileError` (naming the file and the field).
+    Only a name is looked up, never a path: a ``TableOpened`` names its ruleset, and a file
+    is never opened because an event named it (``../x.toml`` or ``/proc/self/mem`` is
+    just a name no directory holds). Raises :class:`UnknownRulesetError` (listing the
+    known names) or :class:`RulesetFileError` (naming the file and the field).
 
     >>> try:
     ...     load_ruleset("no-such-game")
@@ -158,18 +160,31 @@ def load_ruleset(
     unknown ruleset 'no-such-game'; known rulesets: cardroom, charlevoix-2011, \
 eu-participation, live-online
     """
-    text = os.fspath(name_or_path)
-    looks_like_path = text.endswith(".toml") or os.sep in text or "/" in text
-    if looks_like_path:
-        path = Path(text)
-        if not path.is_file():
-            raise RulesetFileError(f"{text}: no such ruleset file")
-    else:
-        catalog = _catalog(extra_dirs)
-        if text not in catalog:
-            known = ", ".join(sorted(catalog)) or "(none)"
-            raise UnknownRulesetError(f"unknown ruleset {text!r}; known rulesets: {known}")
-        path = catalog[text]
+    catalog = _catalog(extra_dirs)
+    if not isinstance(name, str) or name not in catalog:
+        known = ", ".join(sorted(catalog)) or "(none)"
+        raise UnknownRulesetError(f"unknown ruleset {str(name)[:80]!r}; known rulesets: {known}")
+    return _parse_cached(catalog[name])
+
+
+def load_ruleset_file(path: str | os.PathLike[str]) -> Ruleset:
+    """The ruleset in a ``.toml`` file an operator names (a command-line argument)."""
+    file = Path(path)
+    if not file.is_file():
+        raise RulesetFileError(f"{os.fspath(path)}: no such ruleset file")
+    return _parse_cached(file)
+
+
+def load_ruleset_arg(
+    text: str, extra_dirs: Iterable[str | os.PathLike[str]] | None = None,
+) -> Ruleset:
+    """A command-line ``--ruleset``: a ``.toml`` path, or else a ruleset name."""
+    if text.endswith(".toml") or os.sep in text or "/" in text:
+        return load_ruleset_file(text)
+    return load_ruleset(text, extra_dirs)
+
+
+def _parse_cached(path: Path) -> Ruleset:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     cached = _CACHE.get(key)

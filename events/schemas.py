@@ -22,6 +22,7 @@ import msgspec
 import numpy as np
 
 from events.cards import DECK
+from events.identifiers import envelope_problem, identifier_problem
 
 SCHEMA_VERSION = 1
 MAX_AMOUNT = 10**12  # cents: ten billion in currency units bounds any sane wager or buy-in
@@ -192,6 +193,10 @@ class HandStartedPayload(_Payload, frozen=True):
     player_refs: Annotated[dict[Seat, PlayerRef], msgspec.Meta(max_length=MAX_SEAT)] | None = None
 
     def __post_init__(self) -> None:
+        for name, value in (("dealer_id", self.dealer_id), ("shoe_id", self.shoe_id)):
+            problem = identifier_problem(value) if value is not None else None
+            if problem is not None:
+                raise ValueError(f"{name} {problem}")
         if self.player_refs and not set(self.player_refs) <= set(self.seats):
             raise ValueError("player_refs names a seat that is not in play")
         if len(set(self.seats)) != len(self.seats):
@@ -383,7 +388,8 @@ _encoder = msgspec.json.Encoder()
 def decode_event(data: bytes | str) -> Event:
     """Decode and validate one v1 event; raises ``msgspec.ValidationError`` or ``DecodeError``.
 
-    ``occurred_at`` is checked here rather than in the Struct (one regex call per event
+    ``occurred_at`` and the envelope's identifiers (:mod:`events.identifiers`) are
+    checked here rather than in the Struct (one regex call per event
     in ``__post_init__`` cost a third of the decode time); ``events.codec`` checks a whole
     batch's times in one call with :func:`times_valid`.
 
@@ -394,6 +400,9 @@ def decode_event(data: bytes | str) -> Event:
     problem = time_problem(event.occurred_at)
     if problem is not None:
         raise msgspec.ValidationError(f"{problem} - at `$.occurred_at`")
+    bad_id = envelope_problem(event)
+    if bad_id is not None:
+        raise msgspec.ValidationError(f"{bad_id[1]} - at `$.{bad_id[0]}`")
     return event
 
 

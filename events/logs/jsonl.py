@@ -7,9 +7,13 @@ newline and ``fsync`` before returning. Rejected inputs go to ``<name>.rejected.
 beside the file, one JSON object per line (position, code, reason, raw); named consumers'
 cursors to ``<name>.jsonl.consumers.json`` (written atomically).
 
-A file may still be growing while it is read: a last line without its newline that is not
-yet a whole JSON document is taken as being written and left for the next read (one that
-is whole, e.g. the end of a file written without a final newline, is read).
+A line ends at LF, CRLF or a lone CR; a UTF-8 byte-order mark at the start is skipped; a
+line longer than an event may be is cut as it is read (and then refused as too large). A
+last line without its line break is read like any other (and refused if it is not an
+event), except by a reader that reads the file again later from where it stopped
+(``growing``, as a warehouse load does): there a last line that is not yet a whole JSON
+document is taken as being written and left for the next read. ``--follow`` always waits
+for a line's end.
 
 A file keeps no event ids: redelivered events are not recognised here (``uth ingest``
 de-duplicates within a run and resumes from its stored position instead).
@@ -30,6 +34,7 @@ from typing import IO, TYPE_CHECKING
 
 import msgspec
 
+from events.codec import MAX_EVENT_BYTES
 from events.logs.base import (
     AppendResult,
     Checkpoint,
@@ -65,13 +70,54 @@ def rejected_path(path: Path) -> Path:
     return path.with_name(f"{stem}.rejected.jsonl")
 
 
+SNIFF_BYTES = 1 << 16
+
+
+def sniff(path: Path) -> str:
+    """What the file at ``path`` holds: ``"jsonl"`` (or nothing yet), ``"sqlite"`` (an
+    SQLite log named by its plain path), or a sentence saying why it is no event log.
+
+    JSON Lines here means: among the whole lines of its first 64 KiB, at least one that is
+    not blank starts with ``{`` (a file of events with some bad lines is still one, to be
+    read and its bad lines refused one by one; a CSV or binary file is refused whole)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except FileNotFoundError:
+        return "jsonl"
+    except OSError as exc:
+        return f"{path}: cannot be read: {exc.strerror or exc}"
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    what = None
+    if head.startswith(b"PAR1"):
+        what = "a Parquet file (an archive is restored with uth load --from-archive DIR)"
+    elif head[8:12] == b"DUCK":
+        what = "a DuckDB database (a warehouse, not an event log)"
+    else:
+        lines = LineSplitter().feed(head)
+        if len(head) < SNIFF_BYTES:
+            lines.append(head.rsplit(b"\n", 1)[-1])
+        text = [line.strip() for line in lines if line.strip()]
+        if not text or any(line.startswith(b"{") for line in text):
+            return "jsonl"
+        start = text[0][:40].decode("utf-8", "replace")
+        what = ("a binary file" if b"\x00" in head else
+                f"text that is not JSON Lines (it starts {start!r})")
+    return (f"{path}: {what}; a source is a JSON Lines file of events (one JSON object a "
+            "line), sqlite:///log.db or kafka://host:port/topic")
+
+
 class JsonlLog(EventLog):
     position_word = "line"
 
-    def __init__(self, url: str, *, poll_interval: float = 0.2) -> None:
+    def __init__(self, url: str, *, poll_interval: float = 0.2, growing: bool = False) -> None:
         self.url = url
         self.path = path_from_url(url)
         self.poll_interval = poll_interval
+        # read again later from where it stopped (a warehouse load): a last line without
+        # its newline that is not yet whole JSON waits for that next read
+        self.growing = growing
         self._lines: int | None = None  # lines in the file, counted once when needed
         self._out: IO[bytes] | None = None
 
@@ -135,8 +181,7 @@ class JsonlLog(EventLog):
     ) -> Iterator[list[Record]]:
         first = max((start or {}).get(0, 1), 1)
         if self.path is None:
-            yield from self._read_stream(sys.stdin.buffer, first, follow=False, stop=stop,
-                                         max_batch=max_batch)
+            yield from read_lines(sys.stdin.buffer, first, stop, max_batch)
             return
         if not self.path.exists():
             if not follow:
@@ -145,45 +190,10 @@ class JsonlLog(EventLog):
                 yield []
                 if sleep_unless(stop, self.poll_interval):
                     return
+        last_line = _whole_json if self.growing else bytes.strip
         with open(self.path, "rb") as f:
-            if follow:
-                yield from self._read_stream(f, first, follow=True, stop=stop,
-                                             max_batch=max_batch)
-            else:
-                # (a torn last line is left for the next read: see the module)
-                yield from _read_blocks(f, first, stop, max_batch, _whole_json)
-
-    def _read_stream(
-        self, f: IO[bytes], first: int, *, follow: bool, stop: StopFlag, max_batch: int
-    ) -> Iterator[list[Record]]:
-        number = 0
-        batch: list[Record] = []
-        pending = b""
-        while not stop():
-            line = f.readline()
-            if line.endswith(b"\n") or (line and not follow):
-                line = pending + line
-                pending = b""
-                number += 1
-                if number >= first:
-                    batch.append(Record(0, number, "", line.rstrip(b"\r\n")))
-                    if len(batch) >= max_batch:
-                        yield batch
-                        batch = []
-                continue
-            if line:  # a line still being written: wait for its newline
-                pending += line
-                continue
-            if batch:
-                yield batch
-                batch = []
-            if not follow:
-                return
-            yield []
-            if sleep_unless(stop, self.poll_interval):
-                return
-        if batch:
-            yield batch
+            yield from read_lines(f, first, stop, max_batch, last_line=last_line,
+                                  follow=follow, poll_interval=self.poll_interval)
 
     # -- consumers and rejects -----------------------------------------------------------
     def _consumers_path(self) -> Path:
@@ -251,54 +261,112 @@ class JsonlLog(EventLog):
 
 
 _OFFSET = attrgetter("offset")
-BLOCK = 1 << 22  # bytes read at a time from a file that is not followed
+BLOCK = 1 << 22  # bytes read at a time
+MAX_LINE = MAX_EVENT_BYTES + 1  # a longer line is cut here as it is read (then refused)
+_BOM = b"\xef\xbb\xbf"
 
 
 def _whole_json(line: bytes) -> bool:
     try:
         msgspec.json.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return False
     return True
 
 
-def _always(line: bytes) -> bool:
-    return True
+class LineSplitter:
+    """Bytes in, whole lines out, as a file's reader sees them: a line ends at LF, CRLF or
+    a lone CR (a file written with CR-only line ends is lines too, not one line that never
+    ends); a UTF-8 byte-order mark at the very start is not part of the first line; a line
+    longer than :data:`MAX_LINE` is kept only up to there (the decoder refuses it as too
+    large) and the rest of it skipped as it arrives, so memory stays bounded."""
+
+    def __init__(self) -> None:
+        self.rest = b""  # the start of a line not ended yet
+        self.cut: bytes | None = None  # the kept start of an over-long line not ended yet
+        self.head = True  # nothing read yet beyond a possible byte-order mark
+
+    def feed(self, block: bytes) -> list[bytes]:
+        data = self.rest + block
+        if self.head:
+            if len(data) < len(_BOM) and _BOM.startswith(data):
+                self.rest = data
+                return []
+            self.head = False
+            data = data.removeprefix(_BOM)
+        if b"\r" in data:
+            held = data.endswith(b"\r")  # maybe half a CRLF: decided with the next block
+            data = (data[:-1] if held else data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            data += b"\r" if held else b""
+        lines = data.split(b"\n")
+        self.rest = lines.pop()
+        if self.cut is not None:
+            if not lines:  # still inside the over-long line
+                self.rest = b"\r" if self.rest.endswith(b"\r") else b""
+                return []
+            lines[0], self.cut = self.cut, None
+        if len(self.rest) > MAX_LINE:
+            self.cut = self.rest[:MAX_LINE]
+            self.rest = b"\r" if self.rest.endswith(b"\r") else b""
+        if lines and max(map(len, lines)) > MAX_LINE:
+            lines = [line[:MAX_LINE] for line in lines]
+        return lines
+
+    def end(self) -> tuple[list[bytes], bytes]:
+        """At the end of the data: the lines it ended (a held CR ends one) and the last
+        line, not ended by a line break (empty when there is none)."""
+        if self.rest.endswith(b"\r"):
+            line = self.cut if self.cut is not None else self.rest[:-1]
+            self.rest, self.cut = b"", None
+            return [line[:MAX_LINE]], b""
+        return [], self.cut if self.cut is not None else self.rest
 
 
-def _read_blocks(f: IO[bytes], first: int, stop: StopFlag, max_batch: int,
-                 last_line: Callable[[bytes], bool] = _always) -> Iterator[list[Record]]:
-    """The lines of a file read to its end in large blocks: the same records as the
-    line-by-line reader (numbered from 1, line ends and carriage returns stripped, a last
-    line without its newline included when ``last_line`` says so), in batches of
-    ``max_batch`` but the last, with no Python step per line."""
+def read_lines(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
+               last_line: Callable[[bytes], object] = bytes.strip, follow: bool = False,
+               poll_interval: float = 0.2) -> Iterator[list[Record]]:
+    """The lines of ``f`` from line ``first`` (numbered from 1) as records, in batches of
+    ``max_batch`` but the last, read in large blocks with no Python step per line.
+
+    At the end of the file: without ``follow``, a last line without its line break is
+    read when ``last_line`` says so (by default when it is not blank; a loader that reads
+    a growing file again later passes a test of whole JSON, so a line still being written
+    waits); with ``follow``, the lines read so far are yielded, then an empty batch while
+    waiting for more, and an unended last line always waits for its line break."""
+    split = LineSplitter()
+    read = getattr(f, "read1", f.read)  # what is there, without waiting for a whole block
     number = 0  # lines split off so far
-    rest = b""
     pending: list[bytes] = []  # lines from ``first`` not yet yielded
     start = first  # the number of pending[0]
     while not stop():
-        block = f.read(BLOCK)
-        if not block:
-            break
-        data = rest + block
-        lines = data.split(b"\n")
-        rest = lines.pop()
-        if b"\r" in data:
-            lines = [line.rstrip(b"\r") for line in lines]
-        number += len(lines)
-        if number < first:
+        block = read(BLOCK)
+        if block:
+            lines = split.feed(block)
+            number += len(lines)
+            if number >= first:
+                skip = first - (number - len(lines) + 1)
+                pending += lines[skip:] if skip > 0 else lines
+            while len(pending) >= max_batch:
+                yield _records(start, pending[:max_batch])
+                del pending[:max_batch]
+                start += max_batch
             continue
-        skip = first - (number - len(lines) + 1)
-        pending += lines[skip:] if skip > 0 else lines
-        while len(pending) >= max_batch:
-            yield _records(start, pending[:max_batch])
-            del pending[:max_batch]
-            start += max_batch
-    else:
-        return  # stopped: the rest is read another time
-    if rest and number + 1 >= first and last_line(rest.rstrip(b"\r\n")):
-        pending.append(rest.rstrip(b"\r\n"))
-    if pending:
+        if not follow:
+            ended, tail = split.end()
+            if tail.strip() and last_line(tail):
+                ended.append(tail)
+            pending += ended[max(0, first - number - 1):]
+            if pending:
+                yield _records(start, pending)
+            return
+        if pending:
+            yield _records(start, pending)
+            start += len(pending)
+            pending = []
+        yield []
+        if sleep_unless(stop, poll_interval):
+            return
+    if follow and pending:
         yield _records(start, pending)
 
 

@@ -27,7 +27,6 @@ import json
 import signal
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, Any
 
 BATCH = 2000
@@ -52,49 +51,23 @@ def register(sub: Any) -> None:
 
 
 def read_batches(source: str, batch: int = BATCH) -> Iterator[list[tuple[Any, bytes]]]:
-    """The source's records in batches of ``(position, raw bytes)``: a JSON Lines file is
-    read in large blocks (position = line number); any other log through ``open_log``."""
-    path = _jsonl_path(source)
-    if path is not None:
-        yield from _file_batches(path, batch)
-        return
+    """The source's records in batches of ``(position, raw bytes)``, through ``open_log``
+    (a JSON Lines file read in large blocks, position = line number), so that ``uth
+    audit`` reads a file exactly as ``uth ingest`` and ``uth load`` do."""
+    from operator import attrgetter
+
     from events.logs import open_log
+    from events.logs.jsonl import JsonlLog
 
     with open_log(source, create=False) as log:
         where = log.where
+        lines = isinstance(log, JsonlLog)  # where(r) is r.offset: pairs built in C
+        offset, value = attrgetter("offset"), attrgetter("value")
         for records in log.read(max_batch=batch):
-            yield [(where(r), r.value) for r in records]
-
-
-def _jsonl_path(source: str) -> Path | None:
-    if "://" in source and not source.startswith("file://"):
-        return None
-    if source.startswith(("sqlite:", "kafka:", "jsonl:")) or source == "-":
-        return None
-    return Path(source.removeprefix("file://"))
-
-
-def _file_batches(path: Path, batch: int) -> Iterator[list[tuple[Any, bytes]]]:
-    number = 0
-    rest = b""
-    with open(path, "rb") as f:
-        while True:
-            block = f.read(1 << 20)
-            if not block:
-                break
-            data = rest + block
-            lines = data.split(b"\n")
-            rest = lines.pop()
-            crlf = b"\r" in data
-            for k in range(0, len(lines), batch):
-                chunk = lines[k:k + batch]
-                if crlf:
-                    chunk = [c.rstrip(b"\r") for c in chunk]
-                yield list(zip(range(number + 1, number + 1 + len(chunk)), chunk,
-                               strict=True))
-                number += len(chunk)
-    if rest.strip():
-        yield [(number + 1, rest.rstrip(b"\r"))]
+            if lines:
+                yield list(zip(map(offset, records), map(value, records), strict=True))
+            else:
+                yield [(where(r), r.value) for r in records]
 
 
 def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
@@ -124,37 +97,9 @@ def locate(findings: list[Any], source: str, batch: int = BATCH) -> list[Any]:
     wanted = {f.event_id for f in findings if f.event_id and f.position is None}
     if not wanted:
         return findings
-    path = _jsonl_path(source)
-    where = _lines_of(path, wanted) if path is not None else _records_of(source, wanted, batch)
+    where = _records_of(source, wanted, batch)
     return [dataclasses.replace(f, position=where[f.event_id])
             if f.position is None and f.event_id in where else f for f in findings]
-
-
-def _lines_of(path: Path, wanted: set[str]) -> dict[str, int]:
-    """Line numbers of the events with these ids, by a regular expression over large
-    blocks of the file (no per-line work)."""
-    import re
-
-    ids = b"|".join(re.escape(i.encode()) for i in sorted(wanted, key=len, reverse=True))
-    pattern = re.compile(rb'"event_id"\s*:\s*"(' + ids + rb')"')
-    where: dict[str, int] = {}
-    line = 1
-    rest = b""
-    with open(path, "rb") as f:
-        while block := f.read(1 << 22):
-            data = rest + block
-            cut = data.rfind(b"\n") + 1
-            data, rest = data[:cut], data[cut:]
-            at = 0
-            for m in pattern.finditer(data):
-                line += data.count(b"\n", at, m.start())
-                at = m.start()
-                where.setdefault(m.group(1).decode(), line)
-            line += data.count(b"\n", at)
-    if rest:
-        for m in pattern.finditer(rest):
-            where.setdefault(m.group(1).decode(), line + rest.count(b"\n", 0, m.start()))
-    return where
 
 
 def _records_of(source: str, wanted: set[str], batch: int) -> dict[str, Any]:

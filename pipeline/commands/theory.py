@@ -68,11 +68,11 @@ def _text(r: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from events.rulesets import RulesetError, load_ruleset
+    from events.rulesets import RulesetError, load_ruleset_arg
     from events.theory import theory_report
 
     try:
-        ruleset = load_ruleset(args.ruleset, extra_dirs=args.rulesets_dir)
+        ruleset = load_ruleset_arg(args.ruleset, extra_dirs=args.rulesets_dir)
     except RulesetError as exc:
         print(f"uth theory: {exc}", file=sys.stderr)
         return 2

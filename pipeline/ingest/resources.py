@@ -27,7 +27,7 @@ class EventSource(dg.ConfigurableResource):  # type: ignore[type-arg]
     batch_size: int = 100_000  # records per transaction
 
     def open(self) -> EventLog:
-        return open_log(self.url, create=False)
+        return open_log(self.url, create=False, growing=True)
 
 
 class Warehouse(dg.ConfigurableResource):  # type: ignore[type-arg]

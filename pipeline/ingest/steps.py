@@ -46,7 +46,8 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
     """Append the log's records after the stored position to ``events`` (see transforms).
     ``audit_hands``: audit the hands a batch holds whole as it is loaded
     (:mod:`pipeline.hands.at_ingest`); the audit step audits the others."""
-    event_log = open_log(source, create=False) if isinstance(source, str) else source
+    event_log = (open_log(source, create=False, growing=True) if isinstance(source, str)
+                 else source)
     stats = BatchStats()
     try:
         name = event_log.describe()

@@ -25,10 +25,10 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.codec import MAX_RAW_KEPT, Rejection, decode_line
+from events.codec import MAX_RAW_KEPT, Rejection, decode_all_valid, decode_line
 from events.logs.base import Cursor, Record
 from events.privacy import needs_scrub, scrub
-from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event, decode_event, times_valid
+from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
 from pipeline.hands.at_ingest import EarlyHands
 from pipeline.hands.transforms import write_hands
 from pipeline.ingest.known import KnownEvents
@@ -40,8 +40,6 @@ BATCH_SCHEMA = pa.schema([
     ("occurred_at", pa.string()), ("payload", pa.string()), ("position", pa.string()),
 ])
 _encoder = msgspec.json.Encoder()
-_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
-_REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
 _VALUE = attrgetter("value")
 _EVENT_ID, _TABLE_ID, _HAND_ID = (attrgetter(n) for n in ("event_id", "table_id", "hand_id"))
 _SEQ, _OCCURRED_AT, _PAYLOAD = (attrgetter(n) for n in ("seq", "occurred_at", "payload"))
@@ -98,13 +96,13 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
     (:func:`events.privacy.scrub`; dropped when no key is set), rejected lines included."""
     # players only as pseudonyms (the search in C, not a Python step per record)
     # (one search of the joined lines: a marker holds no line break, so none spans two)
-    if _REF_MARK in b"\n".join(map(_VALUE, records)):
+    if needs_scrub(b"\n".join(map(_VALUE, records))):
         records = [r._replace(value=scrub(r.value, without_key="drop"))
                    if needs_scrub(r.value) else r for r in records]
     count = len(records)
     if positions is None or len(positions) != count:
         positions = [str(where(r)) for r in records]
-    events = _decode_all(records)
+    events = decode_all_valid(list(map(_VALUE, records)))
     if events is None:
         return _decode_one_by_one(records, positions)
     ids = list(map(_EVENT_ID, events))
@@ -149,19 +147,6 @@ def conflicting_copy(copy: Any, position: str, raw: bytes, first: str) -> Reject
                      bytes(raw[:MAX_RAW_KEPT]), copy.event_id, copy.table_id)
 
 
-def _decode_all(records: Sequence[Record]) -> list[Any] | None:
-    """Every record decoded as by ``decode_event`` (one time check for the batch), or None
-    when any is not a valid v1 event (then each is decoded on its own)."""
-    if not records:
-        return None
-    decode = _event_decoder.decode
-    try:
-        events = [decode(r.value) for r in records]
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
-    return events if times_valid(events) else None
-
-
 def _decode_one_by_one(records: Sequence[Record], places: Sequence[str]) -> DecodedBatch:
     cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
     ids, types, tables, hands, seqs, times, payloads, positions = cols
@@ -171,14 +156,10 @@ def _decode_one_by_one(records: Sequence[Record], places: Sequence[str]) -> Deco
     encode = _encoder.encode
     duplicates = 0
     for record, place in zip(records, places, strict=True):
-        try:
-            ev = decode_event(record.value)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            result = decode_line(record.value, place)
-            if isinstance(result, Rejection):
-                rejections.append(result)
-                continue
-            ev = result
+        ev = decode_line(record.value, place)
+        if isinstance(ev, Rejection):
+            rejections.append(ev)
+            continue
         event_id = ev.event_id
         kept = seen.get(event_id)
         if kept is not None:

@@ -14,6 +14,7 @@ from events.rulesets import (
     UnknownRulesetError,
     known_rulesets,
     load_ruleset,
+    load_ruleset_file,
     parse_ruleset,
 )
 
@@ -61,7 +62,7 @@ def test_limits_and_seats() -> None:
 
 
 def test_load_by_path() -> None:
-    rs = load_ruleset(BUILTIN / "cardroom.toml")
+    rs = load_ruleset_file(BUILTIN / "cardroom.toml")
     assert rs.name == "cardroom" and rs.trips_table[5] == 6
 
 
@@ -99,9 +100,9 @@ def test_casino_dir_argument_overrides_builtin(tmp_path: Path) -> None:
 
 def test_edited_file_is_reread(tmp_path: Path) -> None:
     path = _casino_file(tmp_path, "house")
-    assert load_ruleset(path).trips_table[5] == 5
+    assert load_ruleset_file(path).trips_table[5] == 5
     path.write_text(path.read_text().replace('flush = "5:1"', 'flush = "9:1"'))
-    assert load_ruleset(path).trips_table[5] == 9
+    assert load_ruleset_file(path).trips_table[5] == 9
 
 
 BAD_CASES = [
@@ -140,7 +141,7 @@ def test_invalid_file_names_file_and_field(
     path.parent.mkdir()
     path.write_text(text)
     with pytest.raises(RulesetFileError) as err:
-        load_ruleset(path)
+        load_ruleset_file(path)
     assert str(err.value).startswith("rulesets/cardroom.toml: ")
     assert message in str(err.value)
 
@@ -151,4 +152,4 @@ def test_not_toml_and_missing_sections(tmp_path: Path) -> None:
     with pytest.raises(RulesetFileError, match=r"^rulesets/x.toml: limits: missing section"):
         parse_ruleset(b'currency = "EUR"\n', "rulesets/x.toml")
     with pytest.raises(RulesetFileError, match="no such ruleset file"):
-        load_ruleset(tmp_path / "nothing.toml")
+        load_ruleset_file(tmp_path / "nothing.toml")
