@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import numpy as np
 
 from events.sim_config import SimConfig
@@ -52,6 +53,13 @@ class _FileSink:
         self.fh.close()
 
 
+class _EventId(msgspec.Struct, frozen=True):
+    event_id: str
+
+
+_id_of = msgspec.json.Decoder(_EventId).decode
+
+
 class _LogSink:
     """Any event log (SQLite, Kafka): records of (table_id, JSON bytes)."""
 
@@ -61,7 +69,11 @@ class _LogSink:
         self.log = open_log(url)
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
-        self.log.append(list(zip(chunk.keys(lo, hi), chunk.lines(lo, hi), strict=True)))
+        lines = chunk.lines(lo, hi)
+        # with their ids, so that a log that stores each event once (SQLite) does so: a
+        # second run of the same seed adds nothing
+        ids: list[str | None] = [_id_of(line).event_id for line in lines]
+        self.log.append(list(zip(chunk.keys(lo, hi), lines, strict=True)), ids)
 
     def close(self) -> None:
         self.log.close()

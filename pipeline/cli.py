@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from pipeline import commands
+from pipeline.terminal import VisibleText
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,14 +26,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    # everything a command prints passes through the guard: text from events is shown,
+    # never obeyed, by the terminal (the progress bars' carriage return is the commands')
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleText(out), VisibleText(err, keep="\n\t\r")  # type: ignore[assignment]
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 if __name__ == "__main__":

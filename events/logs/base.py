@@ -18,6 +18,7 @@ resumes where it stopped; commit only after the work done with the records is du
 
 from __future__ import annotations
 
+import hashlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -145,8 +146,10 @@ class EventLog(ABC):
         """Store the consumer's cursor (durably): it resumes there next time."""
 
     @abstractmethod
-    def dead_letter(self, rejections: Sequence[Rejection]) -> int:
-        """Keep rejected inputs with their reasons beside the log; returns how many."""
+    def dead_letter(self, rejections: Sequence[Rejection], source: str = "") -> int:
+        """Keep rejected inputs with their reasons beside the log, each once: an input
+        rejected again at the same place of the same ``source`` (a rerun, a restart after
+        a kill) is not stored twice (:func:`dead_letter_key`). Returns how many were new."""
 
     @abstractmethod
     def end(self) -> Cursor:
@@ -195,3 +198,12 @@ def sleep_unless(stop: StopFlag, seconds: float, step: float = 0.05) -> bool:
         if left <= 0:
             return False
         time.sleep(min(step, left))
+
+
+def dead_letter_key(source: str, rejection: Rejection) -> str:
+    """What makes a dead letter the same one: the source, the place in it and the bytes
+    kept (a hex digest, so it holds nothing of the input in clear)."""
+    digest = hashlib.sha256()
+    for part in (source.encode(), str(rejection.position).encode(), rejection.raw):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()[:32]

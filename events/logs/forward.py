@@ -213,7 +213,7 @@ class Forwarder:
                 ids.append(item.event_id)
         written, dup_at_sink = self._write(records, ids)
         if rejects:
-            self._with_retries(lambda: self.sink.dead_letter(rejects))
+            self._with_retries(lambda: self.sink.dead_letter(rejects, self.source.describe()))
         report.read += len(batch)
         report.written += written
         report.duplicates += duplicates + dup_at_sink

@@ -45,6 +45,7 @@ from events.logs.base import (
     LogWriteError,
     Record,
     StopFlag,
+    dead_letter_key,
     never,
     sleep_unless,
 )
@@ -120,6 +121,7 @@ class JsonlLog(EventLog):
         self.growing = growing
         self._lines: int | None = None  # lines in the file, counted once when needed
         self._out: IO[bytes] | None = None
+        self._dead_keys: set[str] | None = None  # keys of the dead letters stored
 
     # -- writing -------------------------------------------------------------------------
     def append(
@@ -233,20 +235,40 @@ class JsonlLog(EventLog):
         except OSError as exc:
             raise LogWriteError(f"{path}: commit of {consumer!r} failed: {exc}") from exc
 
-    def dead_letter(self, rejections: Sequence[Rejection]) -> int:
+    def dead_letter(self, rejections: Sequence[Rejection], source: str = "") -> int:
         if self.path is None:
             raise LogWriteError("standard input has no place for rejected lines")
         target = rejected_path(self.path)
-        text = b"".join(
-            json.dumps(r.to_dict(), ensure_ascii=False).encode() + b"\n" for r in rejections)
+        known = self._dead_letter_keys(target)
+        lines = []
+        for r in rejections:
+            key = dead_letter_key(source, r)
+            if key not in known:
+                known.add(key)
+                lines.append(json.dumps({**r.to_dict(), "source": source, "key": key},
+                                        ensure_ascii=False).encode() + b"\n")
         try:
             with open(target, "ab") as f:
-                f.write(text)
+                f.write(b"".join(lines))
                 f.flush()
                 os.fsync(f.fileno())
         except OSError as exc:
+            self._dead_keys = None  # what reached the file is read again next time
             raise LogWriteError(f"{target}: dead-letter write failed: {exc}") from exc
-        return len(rejections)
+        return len(lines)
+
+    def _dead_letter_keys(self, target: Path) -> set[str]:
+        """The keys of the dead letters in ``target``, read once (then kept up to date)."""
+        if self._dead_keys is None:
+            keys: set[str] = set()
+            with contextlib.suppress(FileNotFoundError), open(target, "rb") as f:
+                for line in f:
+                    with contextlib.suppress(ValueError):
+                        entry = json.loads(line)
+                        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+                            keys.add(entry["key"])
+            self._dead_keys = keys
+        return self._dead_keys
 
     def where(self, record: Record) -> int:
         return record.offset

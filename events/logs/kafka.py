@@ -41,6 +41,7 @@ from events.logs.base import (
     LogWriteError,
     Record,
     StopFlag,
+    dead_letter_key,
     never,
 )
 from events.logs.kafka_config import (
@@ -125,6 +126,7 @@ class KafkaLog(EventLog):
         self._offset_clients: dict[str, Any] = {}
         self._group_consumers: dict[str, Any] = {}
         self._topics_ready: set[str] = set()
+        self._dead_keys: set[str] | None = None  # keys of the dead letters on the topic
 
     # -- clients -------------------------------------------------------------------------
     def _common(self) -> dict[str, Any]:
@@ -244,12 +246,36 @@ class KafkaLog(EventLog):
                 end[meta.partition] = meta.offset + 1
         return AppendResult(len(items), 0, end)
 
-    def dead_letter(self, rejections: Sequence[Rejection]) -> int:
+    def dead_letter(self, rejections: Sequence[Rejection], source: str = "") -> int:
         topic = self.target.dead_letter_topic
         self.ensure_topic(topic, 1)
-        items = [((r.table_id or "").encode(), json.dumps(r.to_dict()).encode())
-                 for r in rejections]
-        return self._produce(topic, items).written
+        known = self._dead_letter_keys(topic)
+        items = []
+        for r in rejections:
+            key = dead_letter_key(source, r)
+            if key not in known:
+                known.add(key)
+                value = {**r.to_dict(), "source": source, "key": key}
+                items.append(((r.table_id or "").encode(), json.dumps(value).encode()))
+        try:
+            return self._produce(topic, items).written if items else 0
+        except LogWriteError:
+            self._dead_keys = None  # what reached the topic is read again next time
+            raise
+
+    def _dead_letter_keys(self, topic: str) -> set[str]:
+        """The keys of the dead letters on ``topic``, read from its start once a run."""
+        if self._dead_keys is None:
+            keys: set[str] = set()
+            for batch in self._read_topic(topic, None, follow=False, stop=never,
+                                          max_batch=2000):
+                for record in batch:
+                    with contextlib.suppress(ValueError):
+                        entry = json.loads(record.value)
+                        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+                            keys.add(entry["key"])
+            self._dead_keys = keys
+        return self._dead_keys
 
     # -- reading -------------------------------------------------------------------------
     def _partitions(self, consumer: Any, topic: str) -> list[Any]:
@@ -268,10 +294,16 @@ class KafkaLog(EventLog):
         self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never,
         max_batch: int = 2000,
     ) -> Iterator[list[Record]]:
-        self.ensure_topic(self.target.topic)
+        yield from self._read_topic(self.target.topic, start, follow=follow, stop=stop,
+                                    max_batch=max_batch)
+
+    def _read_topic(
+        self, topic: str, start: Cursor | None, *, follow: bool, stop: StopFlag, max_batch: int,
+    ) -> Iterator[list[Record]]:
+        self.ensure_topic(topic)
         consumer = self._consumer(None, max_poll_records=max_batch)
         try:
-            tps = self._partitions(consumer, self.target.topic)
+            tps = self._partitions(consumer, topic)
             consumer.assign(tps)
             for tp in tps:
                 if start and tp.partition in start:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ from events.logs.base import (
     LogWriteError,
     Record,
     StopFlag,
+    dead_letter_key,
     never,
     sleep_unless,
 )
@@ -59,7 +60,9 @@ CREATE TABLE IF NOT EXISTS dead_letter (
     event_id TEXT,
     table_id TEXT,
     raw BLOB NOT NULL,
-    recorded_at REAL NOT NULL
+    recorded_at REAL NOT NULL,
+    source TEXT,
+    key TEXT
 );
 CREATE TABLE IF NOT EXISTS table_seq (
     table_id TEXT PRIMARY KEY,
@@ -99,8 +102,20 @@ class SqliteLog(EventLog):
                 raise LogUnavailable(f"{self.path}: cannot use WAL journal (got {mode})")
             self._conn.execute("PRAGMA synchronous=FULL")
             self._conn.executescript(_SCHEMA)
+            self._add_dead_letter_keys()
         except sqlite3.Error as exc:
             raise LogUnavailable(f"cannot open the SQLite log {self.path}: {exc}") from exc
+
+    def _add_dead_letter_keys(self) -> None:
+        """Give a log made before dead letters had keys its ``source`` and ``key`` columns
+        and their unique index (a read-only log is left as it is: nothing writes there)."""
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(dead_letter)")}
+        with suppress(sqlite3.OperationalError):  # read-only: no dead letter is written
+            for column in ("source", "key"):
+                if column not in columns:
+                    self._conn.execute(f"ALTER TABLE dead_letter ADD COLUMN {column} TEXT")
+            self._conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS dead_letter_key "
+                               "ON dead_letter(key) WHERE key IS NOT NULL")
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -191,23 +206,25 @@ class SqliteLog(EventLog):
         except sqlite3.Error as exc:
             raise LogWriteError(f"{self.path}: commit of {consumer!r} failed: {exc}") from exc
 
-    def dead_letter(self, rejections: Sequence[Rejection]) -> int:
+    def dead_letter(self, rejections: Sequence[Rejection], source: str = "") -> int:
         now = time.time()
-        rows = [(str(r.position), r.code, r.reason, r.event_id, r.table_id, r.raw, now)
-                for r in rejections]
+        rows = [(str(r.position), r.code, r.reason, r.event_id, r.table_id, r.raw, now,
+                 source, dead_letter_key(source, r)) for r in rejections]
         try:
             with self.transaction() as conn:
+                before = conn.total_changes
                 conn.executemany(
-                    "INSERT INTO dead_letter(position, code, reason, event_id, table_id, raw, "
-                    "recorded_at) VALUES (?,?,?,?,?,?,?)", rows)
+                    "INSERT OR IGNORE INTO dead_letter(position, code, reason, event_id, "
+                    "table_id, raw, recorded_at, source, key) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+                return conn.total_changes - before
         except sqlite3.Error as exc:
             raise LogWriteError(f"{self.path}: dead-letter write failed: {exc}") from exc
-        return len(rows)
 
     def dead_letters(self) -> list[dict[str, object]]:
         """Every stored rejection, oldest first (for tests and people)."""
         cur = self._conn.execute(
-            "SELECT position, code, reason, event_id, table_id, raw FROM dead_letter ORDER BY id")
+            "SELECT position, code, reason, event_id, table_id, raw, source FROM dead_letter "
+            "ORDER BY id")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 

@@ -11,6 +11,8 @@ them), so its rows are the ones the audit step would write.
 
 A hand is left to the audit step (queued, as before) when the batch cannot show all of it:
 
+- its end (``HandEnded`` or ``HandVoided``) is not in the batch: the batch ends in the
+  middle of it, or it is still being played;
 - an event of the hand is stored already, or came in an earlier batch of this load;
 - its table is unsettled for the rest of this load: an event of the batch at that table
   has a ``seq`` at or below the highest seen there (late, re-sent or conflicting: which
@@ -49,6 +51,7 @@ from pipeline.hands.transforms import (
 from pipeline.warehouse import CONFLICT_LOSERS, Connection
 
 _replace = msgspec.structs.replace
+_ENDS = pa.array(["HandEnded", "HandVoided"], pa.string())
 _WIDTH = len("2026-11-29T21:03:11.123456Z")  # a time as the warehouse renders it
 
 
@@ -149,10 +152,14 @@ class IngestAudit:
         per_hand = with_hand.group_by("hand_id").aggregate(
             [("seq", "min"), ("seq", "count"), ("table_id", "min"), ("table_id", "max")])
         hand_ids = per_hand["hand_id"].to_pylist()
+        # a hand whose end is not in the batch is not whole: the next batch goes on with
+        # it (audited here, it would be audited again, whole, by the audit step)
+        ended = set(with_hand.filter(pc.is_in(with_hand["type"], _ENDS))["hand_id"].to_pylist())
         whole = [hand_id for hand_id, low, high in zip(
                     hand_ids, *(per_hand[c].to_pylist() for c in ("table_id_min",
                                                                   "table_id_max")), strict=True)
-                 if hand_id not in self.hands and low == high and low not in self.unsettled]
+                 if hand_id not in self.hands and hand_id in ended and low == high
+                 and low not in self.unsettled]
         self.hands.update(hand_ids)
         self.top_seq.update(highest)
         if not whole:

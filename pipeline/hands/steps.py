@@ -4,9 +4,13 @@ worker processes when there are many)."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import multiprocessing
 import os
+import signal
+import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -60,6 +64,41 @@ def _next_chunk(warehouse: str | Path, after: str,
         return ids, (read_feed(con, ids) if ids else [])
 
 
+def end_with(parent: int) -> None:
+    """Make an audit worker end when the load that started it does. A load killed with
+    SIGKILL runs no cleanup, and its idle workers would wait for work forever, holding
+    their memory: on Linux the kernel kills a worker whose parent (the fork server) dies,
+    and a watcher thread ends it once the load itself is gone."""
+    with contextlib.suppress(OSError, AttributeError):  # no prctl: the watcher alone
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    threading.Thread(target=_watch, args=(parent, os.getppid()), daemon=True,
+                     name="uth-lifeline").start()
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _watch(load: int, parent: int) -> None:
+    while _running(load) and os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)  # the load is gone: nobody will take this worker's results
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed process nobody has reaped yet still answers kill(0)
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
 POOL_MIN_HANDS = 2_000  # below this, starting worker processes costs more than it saves
 
 
@@ -105,7 +144,8 @@ def update_hands(warehouse: str | Path, day_start_minutes: int, chunk: int = 5_0
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["pipeline.hands.transforms"])
         try:
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            with ProcessPoolExecutor(workers, mp_context=context, initializer=end_with,
+                                     initargs=(os.getpid(),)) as pool:
                 exhausted = False
                 while True:
                     while not exhausted and len(flight) <= workers:

@@ -146,6 +146,24 @@ def test_dead_letters_keep_reason_and_raw(log_url: str) -> None:
     assert stored[1]["table_id"] == "T2" and stored[1]["event_id"] == "e-9"
 
 
+def test_dead_letters_are_recorded_once_per_source_and_position(log_url: str) -> None:
+    """An ingest run again over the same input (a rerun, a restart after a kill) rejects
+    the same lines again: each is stored once, also by a second process (a new log object
+    reading the store), while the same bytes at another place or from another source are
+    dead letters of their own."""
+    bad = Rejection(3, "bad-json", "truncated JSON", b'{"a":', None, None)
+    with open_log(log_url) as log:
+        assert log.dead_letter([bad], "floor.jsonl") == 1
+        assert log.dead_letter([bad], "floor.jsonl") == 0
+    with open_log(log_url) as log:
+        moved = Rejection(4, "bad-json", "truncated JSON", b'{"a":', None, None)
+        assert log.dead_letter([bad, moved], "floor.jsonl") == 1
+        assert log.dead_letter([bad], "other.jsonl") == 1
+        stored = stored_dead_letters(log)
+    assert sorted((str(d["position"]), d["source"]) for d in stored) == [
+        ("3", "floor.jsonl"), ("3", "other.jsonl"), ("4", "floor.jsonl")]
+
+
 def stored_dead_letters(log: EventLog) -> list[dict[str, object]]:
     if isinstance(log, SqliteLog):
         return log.dead_letters()

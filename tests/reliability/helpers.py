@@ -129,3 +129,36 @@ def load_in_process(capsys: Any, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` now (children, their children...), from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat.rsplit(b")", 1)[-1].split()
+            if fields[0] != b"Z":  # a zombie holds no memory and runs nothing
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (not gone, not zombies)."""
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            alive.add(pid)
+    return alive

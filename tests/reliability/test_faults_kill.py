@@ -14,7 +14,14 @@ import duckdb
 import pytest
 
 from events.logs import open_log
-from tests.reliability.helpers import load_in_process, source_log, uth_process, wait_until
+from tests.reliability.helpers import (
+    descendants,
+    load_in_process,
+    running,
+    source_log,
+    uth_process,
+    wait_until,
+)
 
 # Columns that say *when* a row was written, which a resumed load legitimately changes.
 VOLATILE = {"updated_at", "loaded_at"}
@@ -114,17 +121,23 @@ def test_fault_sigkill_loader_mid_batch_then_rerun(
     assert len(expected["dead_letters"]) == rejected
     warehouse = tmp_path / "killed.duckdb"
     killed_at = []
+    helpers: set[int] = set()  # the killed loads' audit worker processes
     for marker, delay in KILL_POINTS:
         out = tmp_path / f"load-{len(killed_at)}.out"
-        with uth_process(*_load(url, warehouse), stdout=out) as proc:
+        with uth_process(*_load(url, warehouse, "--audit-workers", "2"), stdout=out) as proc:
             wait_until(lambda m=marker, o=out: m in o.read_text(), 300,
                        f"load progress {marker!r}", step=0.02, proc=proc)
             time.sleep(delay)
             if proc.poll() is None:
+                helpers |= descendants(proc.pid)
                 proc.kill()  # SIGKILL: no cleanup, no commit
                 proc.wait()
                 killed_at.append(f"after {marker!r}+{delay}s")
     assert killed_at, "no load was killed: the test proves nothing"
+    if "hands: committed" in [m for m, _ in KILL_POINTS]:
+        assert helpers, "the load killed in its audit step had no worker processes"
+    # they end with the load (the bound only keeps a failure from hanging the suite)
+    wait_until(lambda: not running(helpers), 30, f"the killed load's helpers {helpers} end")
     code, _, err = load_in_process(capsys, *_load(url, warehouse))  # the restart
     assert code in (0, 1), err[-2000:]  # 1: an asset check fails on the corpus
     snapshot(warehouse)  # every table readable; no key repeated in any table

@@ -1,0 +1,52 @@
+"""Text from events never reaches a terminal raw.
+
+A dealer id, a dispute's claim or a ruleset name is text a table system sent; written as
+it is, ``\\x1b]0;...\\x07`` retitles the window, ``\\x1b[2J`` clears the screen, a carriage
+return or a right-to-left override hides what was printed before it. Every ``uth`` command
+writes through :class:`VisibleText`, which shows each such character as its ``\\uXXXX``
+escape instead: visible to a person, and inside a JSON string the same character again
+(so ``--json`` output stays exact).
+
+>>> visible("dealer \\x1b[2J D-17\\r\\u202eok")
+'dealer \\\\u001b[2J D-17\\\\u000d\\\\u202eok'
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+# C0 controls, DEL, C1 controls, and the marks and overrides that reorder text
+_HIDDEN = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x200E, 0x200F, *range(0x202A, 0x202F),
+           *range(0x2066, 0x206A)]
+
+
+def _table(keep: str) -> dict[int, str]:
+    return {c: f"\\u{c:04x}" for c in _HIDDEN if chr(c) not in keep}
+
+
+_TEXT = _table("\n\t")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control or reordering character shown as its escape."""
+    return text.translate(_TEXT)
+
+
+class VisibleText:
+    """A text stream that writes through :func:`visible` (``keep``: characters the
+    program itself writes, e.g. the carriage return of a progress bar on standard error)."""
+
+    def __init__(self, stream: TextIO, keep: str = "\n\t") -> None:
+        self.stream = stream
+        self._table = _table(keep)
+
+    def write(self, text: str) -> int:
+        self.stream.write(text.translate(self._table))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
+        return getattr(self.stream, name)
