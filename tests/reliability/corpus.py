@@ -260,6 +260,34 @@ def _negative_amount(ev: Ev) -> bytes:
                    "event_id": ev["event_id"][:-4] + "bad9"})
 
 
+def _deep_nesting(ev: Ev) -> bytes:  # 1,000 lists in one another: 2 KB, within the size limit
+    data = encode({**ev, "event_id": ev["event_id"][:-4] + "bada"})
+    at = data.index(b'"payload":') + len(b'"payload":')
+    return data[:at] + b'{"x":' + b"[" * 1000 + b"]" * 1000 + b"}}"
+
+
+def _repeated_key(ev: Ev) -> bytes:  # msgspec would keep the last amount, DuckDB the first
+    data = encode({**ev, "type": "BetPlaced", "payload": {"seat": 3, "spot": "trips",
+                                                          "amount": 1000},
+                   "event_id": ev["event_id"][:-4] + "badb"})
+    return data.replace(b'"amount":1000', b'"amount":1000,"amount":999999')
+
+
+def _nul_in_table_id(ev: Ev) -> bytes:  # would cut its archive directory at the NUL
+    return encode({**ev, "table_id": ev["table_id"] + "\u0000B",
+                   "event_id": ev["event_id"][:-4] + "badc"})
+
+
+def _nfd_table_id(ev: Ev) -> bytes:  # "Café" spelled e + combining accent: another table
+    return encode({**ev, "table_id": "Cafe\u0301", "event_id": ev["event_id"][:-4] + "badd"})
+
+
+def _control_in_dealer_id(ev: Ev) -> bytes:  # would retitle a terminal printing it
+    return encode({**ev, "type": "HandStarted", "payload": {
+        "dealer_id": "\u001b]0;owned\u0007D-17", "seats": [3]},
+        "event_id": ev["event_id"][:-4] + "bade"})
+
+
 CodecClass = tuple[str, Callable[[Ev], bytes], str, str]
 CODEC_CLASSES: tuple[CodecClass, ...] = (
     ("truncated-json", _truncated, "bad-json", "truncated JSON"),
@@ -274,6 +302,12 @@ CODEC_CLASSES: tuple[CodecClass, ...] = (
     ("not-an-object", _not_an_object, "not-an-object", "not a list"),
     ("huge-payload", _huge_payload, "too-large", "more than the"),
     ("non-utf8", _non_utf8, "bad-utf8", "not UTF-8"),
+    ("deep-nesting", _deep_nesting, "too-deep", "nested too deeply"),
+    ("repeated-key", _repeated_key, "duplicate-key", "'amount' appears twice"),
+    ("nul-in-table-id", _nul_in_table_id, "invalid-field", "control character (U+0000)"),
+    ("nfd-table-id", _nfd_table_id, "invalid-field", "not in Unicode NFC form"),
+    ("control-in-dealer-id", _control_in_dealer_id, "invalid-field",
+     "HandStarted.dealer_id: '\\x1b]0;owned\\x07D-17' holds a control character"),
 )
 
 # --- audit classes: (name, the defective hand 2, finding kinds that flag it) --------------

@@ -20,7 +20,7 @@ from tests.reliability.budget import fuzz_budget
 
 CODES = {
     "too-large", "empty", "bad-json", "bad-utf8", "not-an-object", "missing-field",
-    "unknown-type", "schema-version", "invalid-field", "wrong-type",
+    "unknown-type", "schema-version", "invalid-field", "wrong-type", "duplicate-key", "too-deep",
 }
 # Every valid event of one table (all 14 event types but the table-level close / buy-in /
 # void / disputes, which are added by hand below).
