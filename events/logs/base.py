@@ -19,9 +19,10 @@ resumes where it stopped; commit only after the work done with the records is du
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
@@ -207,3 +208,29 @@ def dead_letter_key(source: str, rejection: Rejection) -> str:
     for part in (source.encode(), str(rejection.position).encode(), rejection.raw):
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()[:32]
+
+
+def new_dead_letters(rejections: Sequence[Rejection], source: str,
+                     known: set[str]) -> list[tuple[Rejection, dict[str, object]]]:
+    """The rejections not among the ``known`` keys (which take theirs in), each with its
+    JSON-ready form for a store of JSON documents, key and source included."""
+    out = []
+    for r in rejections:
+        key = dead_letter_key(source, r)
+        if key not in known:
+            known.add(key)
+            out.append((r, {**r.to_dict(), "source": source, "key": key}))
+    return out
+
+
+def stored_keys(documents: Iterable[bytes]) -> set[str]:
+    """The ``key`` of each stored dead letter (JSON documents; others are passed over)."""
+    keys: set[str] = set()
+    for document in documents:
+        try:
+            entry = json.loads(document)
+        except ValueError:
+            continue  # a line torn by a crash holds no key to repeat
+        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+            keys.add(entry["key"])
+    return keys

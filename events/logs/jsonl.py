@@ -45,9 +45,10 @@ from events.logs.base import (
     LogWriteError,
     Record,
     StopFlag,
-    dead_letter_key,
     never,
+    new_dead_letters,
     sleep_unless,
+    stored_keys,
 )
 
 if TYPE_CHECKING:
@@ -240,13 +241,8 @@ class JsonlLog(EventLog):
             raise LogWriteError("standard input has no place for rejected lines")
         target = rejected_path(self.path)
         known = self._dead_letter_keys(target)
-        lines = []
-        for r in rejections:
-            key = dead_letter_key(source, r)
-            if key not in known:
-                known.add(key)
-                lines.append(json.dumps({**r.to_dict(), "source": source, "key": key},
-                                        ensure_ascii=False).encode() + b"\n")
+        lines = [json.dumps(doc, ensure_ascii=False).encode() + b"\n"
+                 for _, doc in new_dead_letters(rejections, source, known)]
         try:
             with open(target, "ab") as f:
                 f.write(b"".join(lines))
@@ -260,14 +256,9 @@ class JsonlLog(EventLog):
     def _dead_letter_keys(self, target: Path) -> set[str]:
         """The keys of the dead letters in ``target``, read once (then kept up to date)."""
         if self._dead_keys is None:
-            keys: set[str] = set()
+            self._dead_keys = set()
             with contextlib.suppress(FileNotFoundError), open(target, "rb") as f:
-                for line in f:
-                    with contextlib.suppress(ValueError):
-                        entry = json.loads(line)
-                        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                            keys.add(entry["key"])
-            self._dead_keys = keys
+                self._dead_keys = stored_keys(f)
         return self._dead_keys
 
     def where(self, record: Record) -> int:

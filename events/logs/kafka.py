@@ -41,8 +41,9 @@ from events.logs.base import (
     LogWriteError,
     Record,
     StopFlag,
-    dead_letter_key,
     never,
+    new_dead_letters,
+    stored_keys,
 )
 from events.logs.kafka_config import (
     KafkaConfigError,
@@ -250,13 +251,8 @@ class KafkaLog(EventLog):
         topic = self.target.dead_letter_topic
         self.ensure_topic(topic, 1)
         known = self._dead_letter_keys(topic)
-        items = []
-        for r in rejections:
-            key = dead_letter_key(source, r)
-            if key not in known:
-                known.add(key)
-                value = {**r.to_dict(), "source": source, "key": key}
-                items.append(((r.table_id or "").encode(), json.dumps(value).encode()))
+        items = [((r.table_id or "").encode(), json.dumps(doc).encode())
+                 for r, doc in new_dead_letters(rejections, source, known)]
         try:
             return self._produce(topic, items).written if items else 0
         except LogWriteError:
@@ -266,15 +262,8 @@ class KafkaLog(EventLog):
     def _dead_letter_keys(self, topic: str) -> set[str]:
         """The keys of the dead letters on ``topic``, read from its start once a run."""
         if self._dead_keys is None:
-            keys: set[str] = set()
-            for batch in self._read_topic(topic, None, follow=False, stop=never,
-                                          max_batch=2000):
-                for record in batch:
-                    with contextlib.suppress(ValueError):
-                        entry = json.loads(record.value)
-                        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                            keys.add(entry["key"])
-            self._dead_keys = keys
+            batches = self._read_topic(topic, None, follow=False, stop=never, max_batch=2000)
+            self._dead_keys = stored_keys(r.value for batch in batches for r in batch)
         return self._dead_keys
 
     # -- reading -------------------------------------------------------------------------
