@@ -101,6 +101,15 @@ def _metadata(result: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _shown(key: str, value: Any) -> str:
+    from events.rules import money
+    from pipeline.audit.checks import CENTS_KEYS
+
+    if key in CENTS_KEYS and isinstance(value, int):
+        return f"{money(value)} (all currencies)"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
 def report(result: Any, warehouse: str) -> int:
     from pipeline.warehouse import query
 
@@ -135,7 +144,7 @@ def report(result: Any, warehouse: str) -> int:
         sev = check.severity.value if check.severity else "ERROR"
         state = "ok" if check.passed else ("WARN" if sev == "WARN" else "FAILED")
         failed_error |= not check.passed and sev != "WARN"
-        detail = ", ".join(f"{k}={v.value}" for k, v in check.metadata.items()
+        detail = ", ".join(f"{k}={_shown(k, v.value)}" for k, v in check.metadata.items()
                            if not isinstance(v.value, str) or "\n" not in v.value)
         print(f"check {check.check_name}: {state} ({detail})")
     counts = query(warehouse, " UNION ALL ".join(

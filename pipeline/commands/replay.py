@@ -1,8 +1,8 @@
 """``uth replay``: one hand step by step, as a floor supervisor reads it.
 
-    uth replay T03-00000042 --source floor.jsonl
-    uth replay T03-00000042 --source sqlite:///floor.db --at 12     # the state after event 12
-    uth replay T03-00000042 --source kafka://broker:9092 --json > evidence.json
+    uth replay T03-000042 --source floor.jsonl
+    uth replay T03-000042 --source sqlite:///floor.db --at 12     # the state after event 12
+    uth replay T03-000042 --source kafka://broker:9092 --json > evidence.json
 
 Each event in order (cards as glyphs, bets, each decision), with the finding it raised;
 then the dealer's hand and whether it qualifies, each seat's hand named, and for every

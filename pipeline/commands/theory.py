@@ -15,7 +15,7 @@ def register(sub: Any) -> None:
         help="exact trips house edge and hit rates; base-game house edge by Monte Carlo",
         description="Trips figures are exact (all 133,784,560 seven-card hands, enumerated by "
         "the project's evaluator and cached). The base game under the practical basic "
-        "strategy is a vectorized Monte Carlo estimate with a 95%% confidence interval.",
+        "strategy is a vectorized Monte Carlo estimate with a 95% confidence interval.",
     )
     p.add_argument("--ruleset", required=True, help="ruleset name or path of a .toml file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
