@@ -71,13 +71,27 @@ def register(sub: Any) -> None:
 class _Progress:
     """A one-line progress bar on a terminal."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, paced: bool = False) -> None:
         self.total = max(total, 1)
         self.started = time.monotonic()
         self.shown = -1.0
+        self.paced = paced
+        self.waiting = False
 
     def __call__(self, hands: int) -> None:
         now = time.monotonic()
+        if self.paced:  # a line every few seconds (a paced run lasts minutes or hours)
+            if hands >= self.total and not self.waiting:
+                self.waiting = True  # the run goes on in real time: say for what
+                sys.stderr.write(
+                    f"{hands:,}/{self.total:,} hands dealt; still sending, each at its time, "
+                    "what comes after the hands (disputes opened and resolved later, the "
+                    "tables closing); Ctrl-C stops now\n")
+            elif now - self.shown >= 5 and hands < self.total:
+                self.shown = now
+                sys.stderr.write(f"{hands:,}/{self.total:,} hands dealt\n")
+            sys.stderr.flush()
+            return
         if now - self.shown < 0.2 and hands < self.total:
             return
         self.shown = now
@@ -88,7 +102,8 @@ class _Progress:
         sys.stderr.flush()
 
     def done(self) -> None:
-        sys.stderr.write("\n")
+        if not self.paced:
+            sys.stderr.write("\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,8 +133,11 @@ def run(args: argparse.Namespace) -> int:
         stopping["flag"] = True
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    progress = _Progress(args.tables * args.hands) if (
-        not args.pace and not args.quiet and sys.stderr.isatty()) else None
+    progress = None
+    if args.pace and not args.quiet:
+        progress = _Progress(args.tables * args.hands, paced=True)
+    elif not args.quiet and sys.stderr.isatty():
+        progress = _Progress(args.tables * args.hands)
     try:
         summary = simulate(config, args.sink, args.truth, realtime=args.pace is not None,
                            stop=lambda: stopping["flag"], progress=progress)
