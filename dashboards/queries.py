@@ -85,6 +85,16 @@ def missing_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [t for t in TABLES if t not in present]
 
 
+def sequence_conflicts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(events that reuse a seq of their table, tables with such events): many of them
+    mean two different floors (or table systems) were loaded into one warehouse."""
+    if "audit_findings" in missing_tables(con):
+        return 0, 0
+    row = con.execute("SELECT count(*), count(DISTINCT table_id) FROM audit_findings "
+                      "WHERE kind = 'sequence_conflict'").fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
 def hand_count(con: duckdb.DuckDBPyConnection) -> int:
     return int(con.execute("SELECT count(*) FROM hands").fetchone()[0])  # type: ignore[index]
 

@@ -40,6 +40,15 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
                 st.info(f"The warehouse `{path}` has no hands loaded yet. Load events with "
                         "`uth load` (or try `uth simulate` first) and reload this page.")
                 st.stop()
+            conflicts, tables = queries.sequence_conflicts(con)
+            if conflicts:
+                st.warning(
+                    f"**{conflicts:,} events reuse a sequence number** another event of their "
+                    f"table already has, at {tables:,} tables. Were two different floors (or "
+                    "table systems) loaded into this warehouse? The first event of each "
+                    "number counts; the others stay in `events`, but no hand, rollup or "
+                    "replay uses them (Findings page, kind `sequence_conflict`).",
+                    icon=":material/warning:")
             yield con
     except queries.WarehouseUnavailable as exc:
         st.info(str(exc))

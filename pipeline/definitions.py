@@ -21,13 +21,17 @@ from pipeline.analytics.checks import hold_within_control_limits
 from pipeline.audit.assets import audit_hands
 from pipeline.audit.checks import findings_are_reported, recorded_payouts_balance
 from pipeline.ingest.assets import events_archive, ingest_events
-from pipeline.ingest.checks import no_duplicate_events, no_sequence_gaps
+from pipeline.ingest.checks import (
+    no_duplicate_events,
+    no_sequence_conflicts,
+    no_sequence_gaps,
+)
 from pipeline.ingest.resources import default_source, default_warehouse
 from pipeline.ingest.sensors import LOAD_JOB, ROLLUP_JOB, make_schedule, make_sensor
 
 ASSETS = [ingest_events, events_archive, audit_hands, table_hold_daily, trips_rollup,
           dealer_performance]
-CHECKS = [no_duplicate_events, no_sequence_gaps, recorded_payouts_balance,
+CHECKS = [no_duplicate_events, no_sequence_gaps, no_sequence_conflicts, recorded_payouts_balance,
           findings_are_reported, hold_within_control_limits]
 ROLLUP_ASSETS = ["table_hold_daily", "trips_performance", "trips_hits", "dealer_performance"]
 

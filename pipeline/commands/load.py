@@ -140,6 +140,7 @@ def report(result: Any, warehouse: str) -> int:
     print(f"archive: {meta.get('events_archive', {}).get('partitions_written', 0):,} "
           f"partitions written under {meta.get('events_archive', {}).get('path', '?')}")
     failed_error = False
+    loud: list[str] = []  # warnings a person must not miss, said again at the end
     for check in result.get_asset_check_evaluations():
         sev = check.severity.value if check.severity else "ERROR"
         state = "ok" if check.passed else ("WARN" if sev == "WARN" else "FAILED")
@@ -147,7 +148,18 @@ def report(result: Any, warehouse: str) -> int:
         detail = ", ".join(f"{k}={_shown(k, v.value)}" for k, v in check.metadata.items()
                            if not isinstance(v.value, str) or "\n" not in v.value)
         print(f"check {check.check_name}: {state} ({detail})")
+        if check.check_name == "no_sequence_conflicts" and not check.passed:
+            conflicts = check.metadata["conflicts"].value
+            tables = check.metadata["tables_with_conflicts"].value
+            loud.append(
+                f"WARNING: {conflicts:,} events reuse a sequence number another event of "
+                f"their table already has, at {tables:,} tables. Were two different floors "
+                "(or table systems) loaded into this warehouse? The first event of each "
+                "number counts; the others stay in events, but no hand, rollup or replay "
+                "uses them (audit_findings, kind sequence_conflict).")
     counts = query(warehouse, " UNION ALL ".join(
         f"SELECT '{t}', count(*) FROM {t}" for t in TABLES))
     print("warehouse: " + ", ".join(f"{t} {n:,}" for t, n in counts))
+    for text in loud:
+        print(f"\n{text}\n", file=sys.stderr)
     return 1 if failed_error else 0

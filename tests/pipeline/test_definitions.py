@@ -35,7 +35,8 @@ def test_definitions_load() -> None:
     schedule = defs.resolve_schedule_def("daily_rollups")
     assert schedule.cron_schedule == "15 6 * * *" and schedule.job_name == "rebuild_rollups"
     checks = {key.name for c in CHECKS for key in c.check_keys}
-    assert checks == {"no_duplicate_events", "no_sequence_gaps", "recorded_payouts_balance",
+    assert checks == {"no_duplicate_events", "no_sequence_gaps", "no_sequence_conflicts",
+                      "recorded_payouts_balance",
                       "findings_are_reported", "hold_within_control_limits"}
 
 
