@@ -1,6 +1,6 @@
 """Dagster resources: the event source (a log URL) and the warehouse (a DuckDB path).
 
-Defaults come from the environment so ``dagster dev -m pipeline.definitions`` works on the
+Defaults come from the environment so ``dg dev`` (the project's Dagster UI) works on the
 demo data without a config file: ``UTH_SOURCE`` (default ``sqlite:///demo-data/events.db``),
 ``UTH_WAREHOUSE`` (default ``demo-data/warehouse.duckdb``), ``UTH_GAMING_DAY_START``
 (default ``06:00``) and ``UTH_ARCHIVE`` (default: ``<warehouse stem>_archive`` beside it).
