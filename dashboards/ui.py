@@ -107,6 +107,18 @@ def multiselect(label: str, options: list[str], key: str) -> tuple[str, ...]:
     return tuple(picked)
 
 
+def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
+    """Column settings that give each column of ``df`` the width of its longest text (or
+    header: ``labels`` shortens a header without renaming the column), so no amount is
+    clipped (the grid's own sizing cut ``CA$10.00`` to ``CA$10.0`` in a wide table)."""
+    config: dict[str, Any] = {}
+    for column in df.columns:
+        header = labels.get(str(column), str(column))
+        longest = max([len(header), *(len(str(v)) for v in df[column])])
+        config[str(column)] = st.column_config.Column(header, width=8 * longest + 26)
+    return config
+
+
 def money_column(df: pd.DataFrame, column: str, currency: str = "currency") -> list[str]:
     """A cents column formatted in each row's currency."""
     return [money(v, c) for v, c in zip(df[column], df[currency], strict=True)]

@@ -70,21 +70,30 @@ if chart_rows:
     st.altair_chart(chart, width="stretch")
 
 st.subheader("Tables by gaming day, outliers first")
-shown = pd.DataFrame({
+# two grids, each as wide as the page at most: the hold against its control limits, then
+# the money (one grid of both was wider than the page)
+hold = pd.DataFrame({
     "95% limits": ["⚠ outside" if o else "within" for o in rows["outside"]],
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],
     "Ruleset": rows["ruleset"],
-    "Drop": ui.money_column(rows, "drop"),
-    "Handle": ui.money_column(rows, "handle"),
-    "House win": ui.money_column(rows, "house_win"),
     "Hold % (win ÷ drop)": [pct_value(v) for v in rows["hold_pct"]],
     "Control limits (hold)": [f"{pct_value(lo)} – {pct_value(hi)}"
                               for lo, hi in zip(rows["hold_ci_low"], rows["hold_ci_high"],
                                                 strict=True)],
     "Win ÷ handle": [pct_value(v) for v in rows["win_to_handle_pct"]],
-    "Theoretical win": ui.money_column(rows, "theoretical_win"),
     "Hands": [count(v) for v in rows["hands"]],
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
 })
-st.dataframe(ui.highlight_rows(shown, rows["outside"]), hide_index=True, width="stretch")
+st.dataframe(ui.highlight_rows(hold, rows["outside"]), hide_index=True,
+             column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %"}))
+amounts = pd.DataFrame({
+    "Table": rows["table_id"],
+    "Gaming day": [day(d) for d in rows["gaming_day"]],
+    "Drop": ui.money_column(rows, "drop"),
+    "Handle": ui.money_column(rows, "handle"),
+    "House win": ui.money_column(rows, "house_win"),
+    "Theoretical win": ui.money_column(rows, "theoretical_win"),
+})
+st.dataframe(ui.highlight_rows(amounts, rows["outside"]), hide_index=True,
+             column_config=ui.fitted(amounts))
