@@ -69,6 +69,7 @@ class TableSpec:
     dealers: tuple[str, ...]
     dealer_care: tuple[float, ...]  # mispay-rate multiplier per dealer (mean 1)
     opens_at: int  # epoch ms
+    roster: tuple[str, ...] | None = None  # profiles seated for the run (seat 1 first)
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class TableSim:
         self.layout = make_layout(spec.seats, spec.dealing_order)
         self.plan = SeatPlan(rng, spec.seats, spec.busyness,
                              (spec.min_bet, spec.max_bet, spec.max_trips), spec.online,
-                             rates.profile_weights)
+                             rates.profile_weights, spec.roster)
         self.wrong = wrong_trips_table(spec.ruleset)
         self.seq = 0
         self.clock = spec.opens_at

@@ -41,8 +41,8 @@ from events.protection.values import (
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-NULL_HOLDINGS = 15  # M: holdings drawn per seat-hand for the null moments
-COMPLETIONS = (32, 24, 1)  # K per street (the river's board is complete: exact)
+NULL_HOLDINGS = 9  # M: holdings drawn per seat-hand for the null moments
+COMPLETIONS = (20, 12, 1)  # K per street (the river's board is complete: exact)
 CHUNK = 384  # decisions per vectorized pass (bounds the (N, Q, K, 7) working set)
 
 

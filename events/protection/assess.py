@@ -1,0 +1,199 @@
+"""Players assessed: per-player scores from the seat-hands' gains, flags, the pattern the
+decisions match, the strongest hands as evidence, and the dealers alerts concentrate on.
+
+A player is the pseudonym of ``player_ref`` when the table sends one, otherwise a *seat
+session*: the same seat at one table over consecutive hands of that table, ended by a hand
+the seat sits out. A player's score in each version (both dealer cards, the first, the
+second) is the standardized sum of the gains of their seat-hands,
+
+    z = sum(g) / sqrt(sum(var)),
+
+about N(0, 1) for any honest player (``scoring``). The player's score is the largest of
+the three and the player is flagged when it reaches ``THRESHOLD``: a one-sided false-alarm
+rate of at most 3 (1 - Phi(THRESHOLD)), about 1e-4 per player at 4.0 (docs/game-protection.md
+states the rate measured on honest floors).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from events.protection.hands import SeatHands
+from events.protection.scoring import Decisions, Gains, score
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+THRESHOLD = 4.0
+VERSIONS = 3  # both, first card, second card
+EVIDENCE_HANDS = 5
+MIN_HANDS = 50
+
+
+def false_alarm_bound(threshold: float = THRESHOLD) -> float:
+    """The union bound on an honest player's chance of a flag: 3 (1 - Phi(t))."""
+    return VERSIONS * 0.5 * math.erfc(threshold / math.sqrt(2.0))
+
+
+@dataclass(frozen=True)
+class DealerShare:
+    dealer_id: str
+    hands: int
+    gain: float  # antes, in the player's pattern
+    z: float
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One player's assessment (the ``uth protect --json`` object)."""
+
+    player: str
+    table_id: str
+    seats: tuple[int, ...]
+    hands: int
+    decisions: int
+    score: float
+    z_both: float
+    z_one: float
+    flagged: bool
+    pattern: str | None
+    evidence: tuple[str, ...]
+    dealers: tuple[DealerShare, ...]
+    gain: float  # antes gained from the hidden cards, in the pattern's version
+
+    def to_json(self) -> dict[str, object]:
+        return {"player": self.player, "table_id": self.table_id, "seats": list(self.seats),
+                "hands": self.hands, "decisions": self.decisions, "score": round(self.score, 3),
+                "z_both": round(self.z_both, 3), "z_one": round(self.z_one, 3),
+                "flagged": self.flagged, "pattern": self.pattern,
+                "evidence": list(self.evidence), "gain_antes": round(self.gain, 2),
+                "dealers": [{"dealer_id": d.dealer_id, "hands": d.hands,
+                             "gain_antes": round(d.gain, 2), "z": round(d.z, 3)}
+                            for d in self.dealers]}
+
+
+def player_keys(sh: SeatHands) -> list[str]:
+    """The player of each seat-hand: its pseudonym, or its seat session's name."""
+    keys: list[str] = [""] * len(sh)
+    last: dict[tuple[str, int], tuple[int, str]] = {}
+    for i in np.lexsort((sh.ordinal, sh.seat)).tolist():
+        ref = sh.player_ref[i]
+        if ref is not None:
+            keys[i] = ref
+            continue
+        where = (sh.table_id[i], int(sh.seat[i]))
+        prev = last.get(where)
+        ordinal = int(sh.ordinal[i])
+        if prev is not None and prev[0] == ordinal - 1:
+            name = prev[1]
+        else:
+            name = f"{where[0]}/seat-{where[1]}/{sh.hand_id[i]}"
+        keys[i] = name
+        last[where] = (ordinal, name)
+    return keys
+
+
+def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
+    """The gains of every seat-hand whose cards are known (zero, var 0, for the others)."""
+    known = np.flatnonzero(sh.cards_known)
+    where = np.full(len(sh), -1, dtype=np.int64)
+    where[known] = np.arange(len(known))
+    dec = Decisions(where[sh.dec_hand], sh.dec_street, sh.dec_multiple)
+    part = score(rng, sh.hole[known], sh.board[known], sh.dealer[known], dec)
+
+    def spread(values: FloatArray) -> FloatArray:
+        out = np.zeros(len(sh))
+        out[known] = values
+        return out
+
+    return Gains(spread(part.both), spread(part.var_both), spread(part.one_a),
+                 spread(part.one_b), spread(part.var_one), part.legal_value)
+
+
+def _z(g: FloatArray, v: FloatArray) -> float:
+    total = float(v.sum())
+    return float(g.sum()) / math.sqrt(total) if total > 0 else 0.0
+
+
+def assess(sh: SeatHands, gains: Gains, keys: list[str], min_hands: int = MIN_HANDS,
+           threshold: float = THRESHOLD) -> list[Assessment]:
+    """Every player with at least ``min_hands`` seat-hands, strongest score first."""
+    order: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        order.setdefault(k, []).append(i)
+    decisions = np.bincount(sh.dec_hand, minlength=len(sh))
+    out = []
+    for player, rows_list in order.items():
+        if len(rows_list) < min_hands:
+            continue
+        rows = np.array(rows_list, dtype=np.int64)
+        z_both = _z(gains.both[rows], gains.var_both[rows])
+        z_a = _z(gains.one_a[rows], gains.var_one[rows])
+        z_b = _z(gains.one_b[rows], gains.var_one[rows])
+        z_one = max(z_a, z_b)
+        best = max(z_both, z_one)
+        flagged = best >= threshold
+        if z_both >= z_one:
+            g, v, pattern = gains.both[rows], gains.var_both[rows], "hole-card-both"
+        else:
+            g = gains.one_a[rows] if z_a >= z_b else gains.one_b[rows]
+            v, pattern = gains.var_one[rows], "hole-card-one"
+        strength = g / np.sqrt(np.maximum(v, 1e-12))
+        top = rows[np.argsort(-strength, kind="stable")[:EVIDENCE_HANDS]]
+        tables = [sh.table_id[i] for i in rows_list]
+        out.append(Assessment(
+            player=player,
+            table_id=max(set(tables), key=tables.count),
+            seats=tuple(sorted({int(s) for s in sh.seat[rows]})),
+            hands=len(rows_list),
+            decisions=int(decisions[rows].sum()),
+            score=best, z_both=z_both, z_one=z_one, flagged=flagged,
+            pattern=pattern if flagged else None,
+            evidence=tuple(sh.hand_id[i] for i in top.tolist()),
+            dealers=_dealer_shares([sh.dealer_id[i] for i in rows_list], g, v),
+            gain=float(g.sum()),
+        ))
+    out.sort(key=lambda a: (-a.score, a.player))
+    return out
+
+
+def _dealer_shares(dealers: list[str], g: FloatArray, v: FloatArray) -> tuple[DealerShare, ...]:
+    by: dict[str, list[int]] = {}
+    for i, d in enumerate(dealers):
+        by.setdefault(d, []).append(i)
+    shares = [DealerShare(d, len(ix), float(g[ix].sum()), _z(g[ix], v[ix]))
+              for d, ix in by.items()]
+    shares.sort(key=lambda s: (-s.z, s.dealer_id))
+    return tuple(shares)
+
+
+@dataclass(frozen=True)
+class DealerAlert:
+    """A dealer's hands over every player seated: the same statistic, by dealer."""
+
+    dealer_id: str
+    hands: int
+    z_both: float
+    z_one: float
+    flagged: bool
+
+
+def dealer_alerts(sh: SeatHands, gains: Gains, threshold: float = THRESHOLD
+                  ) -> list[DealerAlert]:
+    """Per dealer: honest players add noise of mean zero, hole-carders a drift, so a
+    dealer who flashes cards stands out when the players at their tables use them."""
+    by: dict[str, list[int]] = {}
+    for i, d in enumerate(sh.dealer_id):
+        by.setdefault(d, []).append(i)
+    out = []
+    for dealer, ix in by.items():
+        rows = np.array(ix, dtype=np.int64)
+        zb = _z(gains.both[rows], gains.var_both[rows])
+        zo = max(_z(gains.one_a[rows], gains.var_one[rows]),
+                 _z(gains.one_b[rows], gains.var_one[rows]))
+        out.append(DealerAlert(dealer, len(ix), zb, zo, max(zb, zo) >= threshold))
+    out.sort(key=lambda a: (-max(a.z_both, a.z_one), a.dealer_id))
+    return out
