@@ -171,29 +171,40 @@ def _dealer_shares(dealers: list[str], g: FloatArray, v: FloatArray) -> tuple[De
 
 
 @dataclass(frozen=True)
-class DealerAlert:
-    """A dealer's hands over every player seated: the same statistic, by dealer."""
+class DealerView:
+    """A dealer seen through the flagged players' hands: how many of them sat with the
+    dealer, their hands and hidden-card gains there, and the strongest of their scores
+    with that dealer (a dealer who flashes: the gains concentrate on them)."""
 
     dealer_id: str
+    flagged_players: int
     hands: int
-    z_both: float
-    z_one: float
-    flagged: bool
+    gain: float
+    max_z: float
+    gain_share: float  # of the flagged players' gains
+    hand_share: float  # of their hands
+
+    def to_json(self) -> dict[str, object]:
+        return {"dealer_id": self.dealer_id, "flagged_players": self.flagged_players,
+                "hands": self.hands, "gain_antes": round(self.gain, 2),
+                "max_z": round(self.max_z, 3), "gain_share": round(self.gain_share, 4),
+                "hand_share": round(self.hand_share, 4)}
 
 
-def dealer_alerts(sh: SeatHands, gains: Gains, threshold: float = THRESHOLD
-                  ) -> list[DealerAlert]:
-    """Per dealer: honest players add noise of mean zero, hole-carders a drift, so a
-    dealer who flashes cards stands out when the players at their tables use them."""
-    by: dict[str, list[int]] = {}
-    for i, d in enumerate(sh.dealer_id):
-        by.setdefault(d, []).append(i)
-    out = []
-    for dealer, ix in by.items():
-        rows = np.array(ix, dtype=np.int64)
-        zb = _z(gains.both[rows], gains.var_both[rows])
-        zo = max(_z(gains.one_a[rows], gains.var_one[rows]),
-                 _z(gains.one_b[rows], gains.var_one[rows]))
-        out.append(DealerAlert(dealer, len(ix), zb, zo, max(zb, zo) >= threshold))
-    out.sort(key=lambda a: (-max(a.z_both, a.z_one), a.dealer_id))
+def dealer_view(assessments: list[Assessment]) -> list[DealerView]:
+    """The dealers the flagged players' alerts concentrate on, most gain first. (Players
+    at one hand share the dealer's cards, so their gains are not independent: the view
+    adds them up but flags nothing on its own.)"""
+    flagged = [a for a in assessments if a.flagged]
+    hands = sum(a.hands for a in flagged)
+    gain = sum(max(a.gain, 0.0) for a in flagged)
+    by: dict[str, list[DealerShare]] = {}
+    for a in flagged:
+        for d in a.dealers:
+            by.setdefault(d.dealer_id, []).append(d)
+    out = [DealerView(k, len(v), sum(d.hands for d in v), sum(d.gain for d in v),
+                      max(d.z for d in v), sum(d.gain for d in v) / gain if gain else 0.0,
+                      sum(d.hands for d in v) / hands if hands else 0.0)
+           for k, v in by.items()]
+    out.sort(key=lambda d: (-d.gain, d.dealer_id))
     return out
