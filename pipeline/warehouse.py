@@ -87,7 +87,7 @@ TABLES: dict[str, str] = {
         player VARCHAR, gaming_day DATE, table_id VARCHAR, hands BIGINT, hours DOUBLE,
         avg_ante DOUBLE, avg_wager DOUBLE, handle BIGINT, theo_win BIGINT,
         decision_cost BIGINT, actual_win BIGINT, win_minus_theo BIGINT,
-        protection_score DOUBLE, flagged BOOLEAN""",
+        protection_score DOUBLE, flagged BOOLEAN, currency VARCHAR""",
     "player_alerts": """
         player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT, decisions BIGINT,
         score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR, gain_antes DOUBLE,

@@ -66,8 +66,11 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     _insert(con, "player_ratings", [
         [s.player, s.gaming_day, s.table_id, s.hands, s.seconds / 3600.0, s.avg_ante,
          s.avg_wager, s.handle, s.theo_win, s.decision_cost, s.actual_win, s.win_minus_theo,
-         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1]]
+         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1], None]
         for s in slips])
+    con.execute("""UPDATE player_ratings r SET currency = c.currency
+        FROM (SELECT table_id, any_value(currency) AS currency FROM hands GROUP BY table_id) c
+        WHERE c.table_id = r.table_id""")
     flagged = [a for a in report.assessments if a.flagged]
     con.execute("DELETE FROM player_alerts")
     _insert(con, "player_alerts", [
