@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from events.rulesets import Ruleset, known_rulesets, load_ruleset
-from events.sim_players import DEFAULT_PROFILE_WEIGHTS, PROFILES
+from events.sim_players import DEFAULT_PROFILE_WEIGHTS, PROFILES, split_profile
 from events.sim_table import TableSpec
 
 DEFAULT_START = "2026-11-29T18:00:00Z"
@@ -57,7 +57,7 @@ class SimConfig:
             raise ValueError("pace must be a positive number of hands per hour")
         parse_start(self.start)
         if self.roster is not None:
-            unknown = sorted(set(self.roster) - set(PROFILES))
+            unknown = sorted({split_profile(p)[0] for p in self.roster} - set(PROFILES))
             if unknown:
                 raise ValueError(f"unknown player profile {unknown[0]!r}: one of "
                                  + ", ".join(PROFILES))

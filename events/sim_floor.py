@@ -164,7 +164,8 @@ class Floor:
 
     def player_truth(self) -> list[dict[str, Any]]:
         """The roster's players (none when players come and go): table, seat, profile and
-        the dealer cards a hole-carder sees (``both``, ``first``, or null)."""
+        the dealer cards a hole-carder sees (``both``, ``first``, or null), and the only
+        dealer whose hands they see (null: every dealer's)."""
         from events.sim_players import PROFILES
 
         rows = []
@@ -176,7 +177,9 @@ class Floor:
                 sees = {"hole_card": "both", "hole_card_both": "both",
                         "hole_card_one": "first"}.get(name)
                 rows.append({"record": "player", "table_id": spec.table_id, "seat": j + 1,
-                             "profile": name, "sees": sees, "hole_carder": sees is not None})
+                             "profile": name, "sees": sees, "hole_carder": sees is not None,
+                             "only_with_dealer": spec.dealers[player.flasher]
+                             if player.flasher >= 0 else None})
         return rows
 
     def truth(self) -> list[dict[str, Any]]:

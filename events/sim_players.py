@@ -61,6 +61,7 @@ class Player:
     method: str  # cash, marker or chips
     timeout: float  # chance of letting a decision time out (online tables)
     hands: int  # session length in hands
+    flasher: int = -1  # a hole-carder sees cards only when this dealer deals (-1: always)
 
 
 def _round_up(amount: int, step: int) -> int:
@@ -81,8 +82,10 @@ def new_player(
     u = rng.random(11).tolist()
     cum = np.cumsum(weights).tolist()
     profile = min(sum(1 for c in cum if c <= u[0] * cum[-1]), len(weights) - 1)
+    flasher = -1
     if profile_name is not None:
-        profile = PROFILES.index(profile_name)
+        name, flasher = split_profile(profile_name)
+        profile = PROFILES.index(name)
     sees = (2 if u[1] < 0.35 else 1) if profile == HOLE_CARD else 0
     multiples = [m for m in (1, 1, 1, 1, 2, 2, 2, 3, 5, 10) if m * min_bet <= max_bet] or [1]
     unit = min(max_bet, min_bet * multiples[int(u[2] * len(multiples))])
@@ -100,7 +103,21 @@ def new_player(
     if profile_name is not None:
         hands, sees = SEATED_FOR_THE_RUN, (2 if profile_name == "hole_card" else 0)
         timeout = 0.0
-    return Player(profile, sees, unit, trips_prob, trips, buy_in, method, timeout, hands)
+    return Player(profile, sees, unit, trips_prob, trips, buy_in, method, timeout, hands,
+                  flasher)
+
+
+def split_profile(entry: str) -> tuple[str, int]:
+    """A roster entry: ``hole_card_both`` (always), or ``hole_card_both@2`` (only when the
+    table's second dealer deals): (profile, dealer index or -1)."""
+    name, _, dealer = entry.partition("@")
+    if not dealer:
+        return name, -1
+    if name not in ("hole_card_both", "hole_card_one") or not dealer.isdigit() \
+            or int(dealer) < 1:
+        raise ValueError(f"roster entry {entry!r}: only hole_card_both and hole_card_one take "
+                         "@N, the table's Nth dealer (from 1)")
+    return name, int(dealer) - 1
 
 
 class SeatPlan:
@@ -127,8 +144,9 @@ class SeatPlan:
         self.online = online
         self.weights = weights
         self.players: list[Player] = []
-        # per session: unit, trips stake, buy-in, profile, sees, method (index in METHODS)
-        self.ints = np.zeros((64, 6), dtype=np.int64)
+        # per session: unit, trips stake, buy-in, profile, sees, method (index in METHODS),
+        # the dealer a hole-carder needs (-1: any)
+        self.ints = np.zeros((64, 7), dtype=np.int64)
         self.floats = np.zeros((64, 2), dtype=np.float64)  # trips_prob, timeout
         self.session = [-1] * seats  # current session per seat, -1 when empty
         self.left = [0] * seats  # hands left in the current session or empty spell
@@ -158,7 +176,7 @@ class SeatPlan:
             self.ints = np.concatenate([self.ints, np.zeros_like(self.ints)])
             self.floats = np.concatenate([self.floats, np.zeros_like(self.floats)])
         self.ints[i] = (player.unit, player.trips, player.buy_in, player.profile, player.sees,
-                        METHODS.index(player.method))
+                        METHODS.index(player.method), player.flasher)
         self.floats[i] = (player.trips_prob, player.timeout)
         self.session[j] = i
         self.left[j] = player.hands
@@ -277,9 +295,11 @@ def decide(
     dealer: IntArray,
     p_strength: IntArray,
     d_strength: IntArray,
+    informed: BoolArray | None = None,
 ) -> Decisions:
     """Decisions of N cells: their profiles, hole cards (N, 2), the board (N, 5, deal
-    order: flop first), the dealer's cards (N, 2) and the final strengths."""
+    order: flop first), the dealer's cards (N, 2) and the final strengths; ``informed``:
+    whether a hole-carder of ``sim_styles`` sees the cards this hand (default: yes)."""
     n = len(profile)
     u = rng.random((n, 7))
     act = np.full((n, 3), -1, dtype=np.int8)
@@ -342,7 +362,8 @@ def decide(
         act[live, 2] = np.where(raise_rv & ~timed, 1, 0)
     styled = np.flatnonzero(profile >= FIRST_STYLE)
     if styled.size:
-        act[styled] = style_decisions(rng, profile[styled], np.ones(styled.size, np.bool_),
-                                      hole[styled], board[styled], dealer[styled])
+        seen = np.ones(styled.size, np.bool_) if informed is None else informed[styled]
+        act[styled] = style_decisions(rng, profile[styled], seen, hole[styled], board[styled],
+                                      dealer[styled])
         auto[styled] = False
     return Decisions(act, auto)

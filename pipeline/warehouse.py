@@ -91,7 +91,7 @@ TABLES: dict[str, str] = {
     "player_alerts": """
         player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT, decisions BIGINT,
         score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR, gain_antes DOUBLE,
-        evidence VARCHAR, top_dealer VARCHAR""",
+        evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR""",
     "player_alert_dealers": """
         player VARCHAR, dealer_id VARCHAR, hands BIGINT, gain_antes DOUBLE, z DOUBLE""",
     "load_positions": """

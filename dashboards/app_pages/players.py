@@ -53,8 +53,10 @@ ui.metric_row([
 ])
 
 st.subheader("Rating slips")
-st.caption("Flagged players first (highlighted). Protection score: about 0 ± 1 for honest "
-           "play of any skill; a player is flagged at 4.")
+st.caption("Flagged players first (highlighted). Protection score: the strongest of the "
+           "player's standardized hidden-card gains (over all hands, and per dealer), adjusted "
+           "for how many were tested. Honest play of any skill stays near 0; a player is "
+           "flagged from 3.72, a false alarm for at most 1 honest player in 10,000.")
 st.dataframe(ui.highlight_rows(pd.DataFrame({
     "Player": rows["player"],
     "Tables": rows["tables"],
@@ -77,7 +79,8 @@ if alerts.empty:
     st.stop()
 st.caption("Each decision is valued with the dealer's actual cards and with cards the player "
            "could not tell apart: honest play gains nothing from them on average; these "
-           "players' gains keep growing. Pattern: which cards the decisions match.")
+           "players' gains keep growing. Pattern: which cards the decisions match; only with "
+           "dealer: the evidence is in that dealer's hands alone (a dealer who flashes).")
 st.dataframe(pd.DataFrame({
     "Player": alerts["player"],
     "Table": alerts["table_id"],
@@ -88,6 +91,7 @@ st.dataframe(pd.DataFrame({
     "Pattern": alerts["pattern"],
     "Hidden-card gain (antes)": [decimal(v, 1) for v in alerts["gain_antes"]],
     "Most with dealer": alerts["top_dealer"],
+    "Only with dealer": alerts["only_with_dealer"],
 }), hide_index=True, width="stretch")
 
 st.subheader("Evidence: the strongest hands")

@@ -8,16 +8,19 @@ second) is the standardized sum of the gains of their seat-hands,
 
     z = sum(g) / sqrt(sum(var)),
 
-about N(0, 1) for any honest player (``scoring``). The player's score is the largest of
-the three and the player is flagged when it reaches ``THRESHOLD``: a one-sided false-alarm
-rate of at most 3 (1 - Phi(THRESHOLD)), about 1e-4 per player at 4.0 (docs/game-protection.md
-states the rate measured on honest floors).
+about N(0, 1) for any honest player (``scoring``), over all their hands and over the hands
+of each dealer they sat with (a hole-carder who sees only when one dealer flashes). The
+player's score is the largest of those k scores adjusted by the union bound,
+Phi^-1(1 - k (1 - Phi(z_max))), and the player is flagged when it reaches ``THRESHOLD``
+(3.72): a one-sided false-alarm rate of at most 1e-4 per honest player, whatever k
+(docs/game-protection.md states the rate measured on honest floors).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
@@ -27,15 +30,19 @@ from events.protection.scoring import Decisions, Gains, score
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-THRESHOLD = 4.0
+_NORMAL = NormalDist()
+FALSE_ALARM_RATE = 1e-4  # per honest player assessed
+THRESHOLD = -_NORMAL.inv_cdf(FALSE_ALARM_RATE)  # 3.719 on the adjusted score
 VERSIONS = 3  # both, first card, second card
 EVIDENCE_HANDS = 5
 MIN_HANDS = 50
+DEALER_MIN_HANDS = 50  # a dealer's hands tested on their own from this many
 
 
 def false_alarm_bound(threshold: float = THRESHOLD) -> float:
-    """The union bound on an honest player's chance of a flag: 3 (1 - Phi(t))."""
-    return VERSIONS * 0.5 * math.erfc(threshold / math.sqrt(2.0))
+    """An honest player's chance of a flag is at most 1 - Phi(threshold) (the union bound
+    over every score tested, which the adjusted score already carries)."""
+    return 0.5 * math.erfc(threshold / math.sqrt(2.0))
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,8 @@ class Assessment:
     evidence: tuple[str, ...]
     dealers: tuple[DealerShare, ...]
     gain: float  # antes gained from the hidden cards, in the pattern's version
+    only_with_dealer: str | None = None  # the evidence is that dealer's hands only
+
 
     def to_json(self) -> dict[str, object]:
         return {"player": self.player, "table_id": self.table_id, "seats": list(self.seats),
@@ -70,6 +79,7 @@ class Assessment:
                 "z_both": round(self.z_both, 3), "z_one": round(self.z_one, 3),
                 "flagged": self.flagged, "pattern": self.pattern,
                 "evidence": list(self.evidence), "gain_antes": round(self.gain, 2),
+                "only_with_dealer": self.only_with_dealer,
                 "dealers": [{"dealer_id": d.dealer_id, "hands": d.hands,
                              "gain_antes": round(d.gain, 2), "z": round(d.z, 3)}
                             for d in self.dealers]}
@@ -118,9 +128,27 @@ def _z(g: FloatArray, v: FloatArray) -> float:
     return float(g.sum()) / math.sqrt(total) if total > 0 else 0.0
 
 
+def _versions(gains: Gains, rows: IntArray) -> tuple[float, float, float]:
+    return (_z(gains.both[rows], gains.var_both[rows]),
+            _z(gains.one_a[rows], gains.var_one[rows]),
+            _z(gains.one_b[rows], gains.var_one[rows]))
+
+
+def adjusted_score(z_max: float, tests: int) -> float:
+    """The largest of ``tests`` standard normal scores as one: Phi^-1(1 - p) for the
+    union-bound p = tests (1 - Phi(z_max)), at least 0."""
+    z = min(z_max, 37.0)  # erfc underflows past 38; a score that high is a flag anyway
+    p = tests * 0.5 * math.erfc(z / math.sqrt(2.0))
+    return 0.0 if p >= 0.5 else -_NORMAL.inv_cdf(p)
+
+
 def assess(sh: SeatHands, gains: Gains, keys: list[str], min_hands: int = MIN_HANDS,
            threshold: float = THRESHOLD) -> list[Assessment]:
-    """Every player with at least ``min_hands`` seat-hands, strongest score first."""
+    """Every player with at least ``min_hands`` seat-hands, strongest score first.
+
+    A player's scores are tested over all their hands and over the hands of each dealer
+    they sat with for at least ``DEALER_MIN_HANDS`` (a hole-carder who sees only when one
+    dealer deals); the score is the strongest, adjusted for how many were tested."""
     order: dict[str, list[int]] = {}
     for i, k in enumerate(keys):
         order.setdefault(k, []).append(i)
@@ -130,19 +158,27 @@ def assess(sh: SeatHands, gains: Gains, keys: list[str], min_hands: int = MIN_HA
         if len(rows_list) < min_hands:
             continue
         rows = np.array(rows_list, dtype=np.int64)
-        z_both = _z(gains.both[rows], gains.var_both[rows])
-        z_a = _z(gains.one_a[rows], gains.var_one[rows])
-        z_b = _z(gains.one_b[rows], gains.var_one[rows])
-        z_one = max(z_a, z_b)
-        best = max(z_both, z_one)
-        flagged = best >= threshold
-        if z_both >= z_one:
+        groups: list[tuple[str | None, IntArray]] = [(None, rows)]
+        by_dealer: dict[str, list[int]] = {}
+        for i in rows_list:
+            by_dealer.setdefault(sh.dealer_id[i], []).append(i)
+        if len(by_dealer) > 1:
+            groups += [(d, np.array(ix, dtype=np.int64)) for d, ix in sorted(by_dealer.items())
+                       if len(ix) >= DEALER_MIN_HANDS]
+        scored = [(max(_versions(gains, ix)), d, ix) for d, ix in groups]
+        z_max, only, best_rows = max(scored, key=lambda t: (t[0], t[1] is None))
+        score = adjusted_score(z_max, VERSIONS * len(groups))
+        flagged = score >= threshold
+        z_both, z_a, z_b = _versions(gains, best_rows)
+        if z_both >= max(z_a, z_b):
             g, v, pattern = gains.both[rows], gains.var_both[rows], "hole-card-both"
         else:
             g = gains.one_a[rows] if z_a >= z_b else gains.one_b[rows]
             v, pattern = gains.var_one[rows], "hole-card-one"
-        strength = g / np.sqrt(np.maximum(v, 1e-12))
+        in_best = np.isin(rows, best_rows)
+        strength = np.where(in_best, g / np.sqrt(np.maximum(v, 1e-12)), -np.inf)
         top = rows[np.argsort(-strength, kind="stable")[:EVIDENCE_HANDS]]
+        overall = _versions(gains, rows)
         tables = [sh.table_id[i] for i in rows_list]
         out.append(Assessment(
             player=player,
@@ -150,11 +186,12 @@ def assess(sh: SeatHands, gains: Gains, keys: list[str], min_hands: int = MIN_HA
             seats=tuple(sorted({int(s) for s in sh.seat[rows]})),
             hands=len(rows_list),
             decisions=int(decisions[rows].sum()),
-            score=best, z_both=z_both, z_one=z_one, flagged=flagged,
+            score=score, z_both=overall[0], z_one=max(overall[1:]), flagged=flagged,
             pattern=pattern if flagged else None,
             evidence=tuple(sh.hand_id[i] for i in top.tolist()),
             dealers=_dealer_shares([sh.dealer_id[i] for i in rows_list], g, v),
             gain=float(g.sum()),
+            only_with_dealer=only if flagged else None,
         ))
     out.sort(key=lambda a: (-a.score, a.player))
     return out

@@ -11,7 +11,8 @@ player's standardized gain is about N(0, 1); a hole-carder's keeps growing
 
 ``--json``: one object per player (``player``, ``table_id``, ``seats``, ``hands``,
 ``decisions``, ``score``, ``flagged``, ``pattern``: ``hole-card-both``, ``hole-card-one``
-or null, ``evidence``: the strongest hands' ids, ``dealers``), then one ``{"dealers":
+or null, ``evidence``: the strongest hands' ids, ``only_with_dealer``: the dealer whose hands
+alone carry the evidence (a dealer who flashes) or null, ``dealers``), then one ``{"dealers":
 [...]}`` line: the dealers the flagged players' gains concentrate on.
 
 Exit status: 0 when the assessment ran (whatever it found), 2 when the source cannot be read.
@@ -78,8 +79,8 @@ def write_text(report: Any, out: IO[str]) -> None:
 
     flagged = [a for a in report.assessments if a.flagged]
     out.write(f"Assessed {len(report.assessments):,} players over {report.hands:,} hands: "
-              f"{len(flagged):,} flagged (score >= {THRESHOLD}, false-alarm rate at most "
-              f"{false_alarm_bound():.1e} per honest player).\n")
+              f"{len(flagged):,} flagged (score >= {THRESHOLD:.2f}, false-alarm rate at most "
+              f"{false_alarm_bound():.0e} per honest player).\n")
     for a in report.assessments:
         mark = "FLAGGED" if a.flagged else "-"
         seats = ",".join(str(s) for s in a.seats)
@@ -88,8 +89,10 @@ def write_text(report: Any, out: IO[str]) -> None:
                 f"score {a.score:>6.2f}")
         if a.flagged:
             top = a.dealers[0].dealer_id if a.dealers else "-"
-            line += (f"  {a.pattern}, gain {a.gain:+.1f} antes, most with dealer "
-                     f"{_shown(top)}; evidence {', '.join(_shown(h) for h in a.evidence)}")
+            where = (f"only with dealer {_shown(a.only_with_dealer)}" if a.only_with_dealer
+                     else f"most with dealer {_shown(top)}")
+            line += (f"  {a.pattern}, gain {a.gain:+.1f} antes, {where}; evidence "
+                     f"{', '.join(_shown(h) for h in a.evidence)}")
         out.write(line + "\n")
     if report.dealers:
         out.write("\nDealers the flagged players' gains concentrate on:\n")

@@ -65,7 +65,8 @@ def register(sub: Any) -> None:
     p.add_argument("--roster", metavar="SPEC",
                    help="players seated for the whole run instead of coming and going: "
                         "profile*count,... (profiles: basic, loose, weak, hole_card, "
-                        "always_raise, never_raise, random, hole_card_both, hole_card_one), "
+                        "always_raise, never_raise, random, hole_card_both, hole_card_one; "
+                        "hole_card_both@N: only when the table's Nth dealer deals), "
                         "dealt to the tables in turn; listed in --truth")
     p.add_argument("--sink", required=True, metavar="URL",
                    help="a .jsonl file (rewritten), sqlite:///log.db or kafka://host:port[/topic]")

@@ -76,7 +76,7 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     _insert(con, "player_alerts", [
         [a.player, a.table_id, ",".join(map(str, a.seats)), a.hands, a.decisions, a.score,
          a.z_both, a.z_one, a.pattern, a.gain, json.dumps(list(a.evidence)),
-         a.dealers[0].dealer_id if a.dealers else None] for a in flagged])
+         a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer] for a in flagged])
     con.execute("DELETE FROM player_alert_dealers")
     dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
                    for d in a.dealers]

@@ -46,6 +46,7 @@ def test_protection_section(app, handmade_warehouse: Path) -> None:  # type: ign
     assert list(alerts["Player"]) == [HOLE_CARDER]
     assert list(alerts["Pattern"]) == ["hole-card-both"]
     assert list(alerts["Most with dealer"]) == ["D1"]
+    assert list(alerts["Only with dealer"]) == ["D1"]
     assert list(evidence["Hand"]) == ["hand_audit?hand_id=H1", "hand_audit?hand_id=H2"]
     assert list(evidence["Dealer"]) == ["D1", "D1"]  # from the hands table
     assert list(dealers["Dealer"]) == ["D1", "D2"]

@@ -52,7 +52,7 @@ CREATE TABLE player_ratings(player VARCHAR, gaming_day DATE, table_id VARCHAR, h
   flagged BOOLEAN, currency VARCHAR);
 CREATE TABLE player_alerts(player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT,
   decisions BIGINT, score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR,
-  gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR);
+  gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR);
 CREATE TABLE player_alert_dealers(player VARCHAR, dealer_id VARCHAR, hands BIGINT,
   gain_antes DOUBLE, z DOUBLE);
 """
@@ -170,7 +170,7 @@ RATINGS = [
     (PSEUDONYM, D28, "T2", 60, 1.5, 2500.0, 6000.0, 360_000, 4_000, 500, 12_000, 0.7, False),
 ]
 ALERTS = [(HOLE_CARDER, "T1", "2", 200, 350, 6.2, 6.2, 3.0, "hole-card-both", 95.5,
-           '["H1", "H2"]', "D1")]
+           '["H1", "H2"]', "D1", "D1")]
 ALERT_DEALERS = [(HOLE_CARDER, "D1", 150, 80.0, 6.0), (HOLE_CARDER, "D2", 50, 15.5, 2.1)]
 
 
@@ -219,7 +219,7 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("INSERT INTO load_positions VALUES ('test.jsonl', '517', 18, now())")
     con.executemany("INSERT INTO player_ratings VALUES (" + ",".join("?" * 15) + ")", [
         (*r[:11], r[10] - r[8] - r[9], r[11], r[12], "USD") for r in RATINGS])
-    con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 12) + ")", ALERTS)
+    con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 13) + ")", ALERTS)
     con.executemany("INSERT INTO player_alert_dealers VALUES (?,?,?,?,?)", ALERT_DEALERS)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from events.protection.assess import THRESHOLD
 from pipeline.cli import main
+from pipeline.commands.protect import protect_source
 
 
 def _session(row: dict[str, Any]) -> str:
@@ -68,3 +69,24 @@ def test_cli_json_one_object_per_player(target_floor: tuple[Path, list[dict[str,
     assert {o["pattern"] for o in objects} == {None, "hole-card-both", "hole-card-one"}
     assert main(["protect", "--source", str(sink), "--min-hands", "401"]) == 0
     assert "Assessed 0 players" in capsys.readouterr().out
+
+
+def test_a_hole_carder_who_sees_only_one_dealer_is_flagged_with_that_dealer(
+        tmp_path: Path) -> None:
+    """Hole-carders who see the cards only when the table's first (or second) dealer deals,
+    a third of their hands: flagged over that dealer's hands alone, the dealer named."""
+    from tests.protection.conftest import write_floor
+
+    roster = ("hole_card_both@1", "hole_card_one@2", "basic", "random", "basic", "weak",
+              "always_raise", "loose")
+    sink, players = write_floor(tmp_path, 2, 400, roster, seed=5)
+    report = protect_source(str(sink))
+    by_player = {a.player: a for a in report.assessments}
+    for r in players:
+        a = by_player[_session(r)]
+        if r["hole_carder"]:
+            assert a.flagged and a.only_with_dealer == r["only_with_dealer"], (r, a.score)
+            assert a.pattern == ("hole-card-both" if r["sees"] == "both" else "hole-card-one")
+            assert a.dealers[0].dealer_id == r["only_with_dealer"]
+        else:
+            assert not a.flagged, (r, a.score)
