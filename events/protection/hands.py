@@ -15,7 +15,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from events.cards import parse_cards
+from events.cards import DECK, card_index
 from events.schemas import (
     BetPlaced,
     CardsDealt,
@@ -29,6 +29,7 @@ from events.schemas import (
 
 IntArray = npt.NDArray[np.int64]
 STREETS = {"preflop": 0, "flop": 1, "river": 2}
+_INDEX = {card: card_index(card) for card in DECK}  # the contract's cards, validated
 
 
 @dataclass
@@ -165,9 +166,9 @@ class HandFolder:
             cards = hand.hole.get(seat)
             if cards is None or len(hand.dealer) != 2 or len(hand.board) != 5:
                 continue
-            hole[i] = parse_cards(cards)
-            dealer[i] = parse_cards(hand.dealer)
-            board[i] = parse_cards(hand.board)
+            hole[i] = [_INDEX[c] for c in cards]
+            dealer[i] = [_INDEX[c] for c in hand.dealer]
+            board[i] = [_INDEX[c] for c in hand.board]
             complete[i] = True
             for street, multiple, auto in hand.decisions.get(seat, []):
                 if not auto:  # the table decided on a timeout: not the player's choice
