@@ -75,3 +75,24 @@ def test_a_roster_floor_is_the_same_bytes_for_the_same_seed(tmp_path: Path) -> N
     assert a[0].read_bytes() == b[0].read_bytes() and a[1] == b[1]
     assert [(r["table_id"], r["seat"], r["profile"]) for r in a[1]] == [
         ("T01", 1, "hole_card_one"), ("T01", 2, "basic"), ("T02", 1, "random")]
+
+
+def test_a_pseudonymous_player_is_followed_across_tables(tmp_path: Path) -> None:
+    """The table sends a (pseudonymized) ``player_refs`` for seat 1 at both tables: one
+    player of both tables' hands; the other seats stay seat sessions."""
+    from pipeline.commands.protect import protect_source
+    from tests.protection.conftest import write_floor
+
+    sink, _ = write_floor(tmp_path, 2, 60, ("basic", "basic", "random", "weak"), seed=4)
+    ref = "pr1_" + "cd" * 16
+    lines = []
+    for line in sink.read_bytes().splitlines():
+        ev = msgspec.json.decode(line)
+        if ev["type"] == "HandStarted":
+            ev["payload"]["player_refs"] = {"1": ref}
+        lines.append(msgspec.json.encode(ev))
+    tagged = tmp_path / "tagged.jsonl"
+    tagged.write_bytes(b"\n".join(lines) + b"\n")
+    found = {a.player: a for a in protect_source(str(tagged), min_hands=1).assessments}
+    assert found[ref].hands == 120 and found[ref].seats == (1,)
+    assert sorted(found) == sorted([ref, "T01/seat-2/T01-000001", "T02/seat-2/T02-000001"])
