@@ -8,9 +8,9 @@ the ante and checking (folding on the river). Its *raise-minus-check* value
 
 counts ante, blind and play (Trips does not depend on a decision). After a check the
 player is assumed to go on by a fixed rule that uses only what the player may see: on the
-flop the practical strategy's flop rule, on the river "raise with a hidden pair or better"
-(cheap, and any rule of the player's legal information keeps the statistic's null mean at
-zero, see ``events.protection.scoring``).
+flop the practical strategy's flop rule, on the river :func:`river_call` (cheap, and any
+rule of the player's legal information keeps the statistic's null mean at zero, see
+``events.protection.scoring``).
 
 Unseen board cards are averaged over ``K`` completions drawn once per decision from the
 cards the player has not seen, and shared by every dealer holding the decision is valued
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from events.evaluation import category, evaluate7
-from events.strategy import flop_raise_batch, hidden_pair_or_better_batch
+from events.evaluation import category, evaluate5, evaluate7, evaluate_split
+from events.strategy import flop_raise_batch
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -38,7 +38,6 @@ BoolArray = npt.NDArray[np.bool_]
 VISIBLE = (0, 3, 5)  # board cards the player has seen at each street's decision
 MAX_MULTIPLE = (4, 2, 1)
 STRAIGHT = 4
-_PLACEHOLDER = np.arange(7)  # seven distinct cards, evaluated in place of a collision
 # the blind table of every seed (royal, straight flush, quads, full house, flush, straight)
 BLIND_PAYS = np.array([0, 0, 0, 0, 1, 1.5, 3, 10, 50, 500], dtype=np.float64)
 
@@ -65,6 +64,34 @@ class Completions:
     river_raise: BoolArray  # (N, K) the continuation's river call
 
 
+def distinct_picks(rng: np.random.Generator, shape: tuple[int, int], m: int, u: int
+                   ) -> IntArray:
+    """``shape + (m,)`` positions in ``range(u)``, distinct along the last axis and each
+    set uniform: independent draws, a row with a repeat drawn again (rejection keeps the
+    accepted rows uniform)."""
+    out = rng.integers(0, u, size=(*shape, m))
+    flat = out.reshape(-1, m)
+    bad = np.arange(len(flat))
+    while True:
+        sub = flat[bad]
+        srt = np.sort(sub, axis=1)
+        bad = bad[(srt[:, 1:] == srt[:, :-1]).any(axis=1)]
+        if not bad.size:
+            return out
+        flat[bad] = rng.integers(0, u, size=(bad.size, m))
+
+
+def river_call(ps: IntArray, board: IntArray) -> BoolArray:
+    """The continuation's river rule: call when the hole cards improve on the board's own
+    hand by a category (a hidden pair or better), or play in a made hand of the same
+    category from a straight up; fold otherwise. ``ps`` (N,) the player's strengths,
+    ``board`` (N, 5)."""
+    bs = evaluate5(board)
+    pc, bc = category(ps), category(bs)
+    out: BoolArray = (pc > bc) | ((pc == bc) & (pc >= STRAIGHT) & (ps > bs))
+    return out
+
+
 def completions(rng: np.random.Generator, street: int, hole: IntArray, board: IntArray,
                 k: int) -> Completions:
     """``k`` completions of each decision's board (``board`` holds at least the visible
@@ -77,8 +104,7 @@ def completions(rng: np.random.Generator, street: int, hole: IntArray, board: In
         k = pool.shape[1]
         picks = np.arange(k)[None, :, None].repeat(n, axis=0)
     else:
-        keys = rng.random((n, k, pool.shape[1]))
-        picks = np.argpartition(keys, t, axis=2)[:, :, : t + 1]
+        picks = distinct_picks(rng, (n, k), t + 1, pool.shape[1])
     cards = pool[np.arange(n)[:, None, None], picks]
     drawn, extra = cards[:, :, :t], cards[:, :, t]
     full = np.concatenate([np.repeat(board[:, None, :vis], k, axis=1), drawn], axis=2)
@@ -94,7 +120,7 @@ def completions(rng: np.random.Generator, street: int, hole: IntArray, board: In
     if street < 2:
         holes = np.repeat(hole, k, axis=0)
         flat = full.reshape(-1, 5)
-        river_r = hidden_pair_or_better_batch(holes, flat).reshape(n, k)
+        river_r = river_call(ps.reshape(-1), flat).reshape(n, k)
         if street == 0:
             flop_r = flop_raise_batch(holes, flat[:, :3]).reshape(n, k)
     return Completions(full, drawn, extra, ps, blind, flop_r, river_r)
@@ -133,39 +159,33 @@ def _mean_valid(d: FloatArray, valid: BoolArray) -> FloatArray:
     return out
 
 
+def _card_masks(cards: IntArray) -> IntArray:
+    """Each row's cards (last axis) as one 52-bit mask."""
+    out: IntArray = np.left_shift(np.int64(1), cards).sum(axis=-1)
+    return out
+
+
 def value_both(street: int, multiple: IntArray, comp: Completions, holdings: IntArray
                ) -> FloatArray:
     """Mean ``D`` with both dealer cards known, for each of Q holdings (N, Q, 2): (N, Q)."""
-    n, q = holdings.shape[:2]
     if street == 2:  # the river: one board, exact
         comp = Completions(comp.board[:, :1], comp.drawn[:, :1], comp.extra[:, :1],
                            comp.ps[:, :1], comp.blind[:, :1], comp.flop_raise[:, :1],
                            comp.river_raise[:, :1])
-    k = comp.board.shape[1]
-    seven = np.concatenate([np.broadcast_to(holdings[:, :, None, :], (n, q, k, 2)),
-                            np.broadcast_to(comp.board[:, None], (n, q, k, 5))], axis=3)
+    ds = evaluate_split(holdings, comp.board).astype(np.int64)
+    d = raise_minus_check(street, multiple, comp, ds)
     if street == 2:
-        ds = evaluate7(seven.reshape(-1, 7)).astype(np.int64).reshape(n, q, k)
-        return raise_minus_check(street, multiple, comp, ds)[:, :, 0]
-    drawn = comp.drawn[:, None, :, :, None]  # (N, 1, K, t, 1)
-    hits = (drawn == holdings[:, :, None, None, :]).any(axis=(3, 4))
-    seven[hits] = _PLACEHOLDER  # a colliding row is left out; evaluate distinct cards
-    ds = evaluate7(seven.reshape(-1, 7)).astype(np.int64).reshape(n, q, k)
-    return _mean_valid(raise_minus_check(street, multiple, comp, ds), ~hits)
+        return d[:, :, 0]
+    hits = (_card_masks(comp.drawn)[:, None, :] & _card_masks(holdings)[:, :, None]) != 0
+    return _mean_valid(d, ~hits)
 
 
 def value_one(street: int, multiple: IntArray, comp: Completions, seen: IntArray
               ) -> FloatArray:
     """Mean ``D`` with one dealer card known, for each of P such cards (N, P): (N, P)."""
-    n, p = seen.shape
-    k = comp.board.shape[1]
-    dealer = np.stack([np.broadcast_to(seen[:, :, None], (n, p, k)),
-                       np.broadcast_to(comp.extra[:, None, :], (n, p, k))], axis=3)
-    seven = np.concatenate([dealer, np.broadcast_to(comp.board[:, None], (n, p, k, 5))],
-                           axis=3)
-    hits = comp.extra[:, None, :] == seen[:, :, None]
-    if comp.drawn.shape[2]:
-        hits |= (comp.drawn[:, None, :, :] == seen[:, :, None, None]).any(axis=3)
-    seven[hits] = _PLACEHOLDER
-    ds = evaluate7(seven.reshape(-1, 7)).astype(np.int64).reshape(n, p, k)
-    return _mean_valid(raise_minus_check(street, multiple, comp, ds), ~hits)
+    rest = np.concatenate([comp.extra[:, :, None], comp.board], axis=2)  # (N, K, 6)
+    ds = evaluate_split(seen[:, :, None], rest).astype(np.int64)
+    d = raise_minus_check(street, multiple, comp, ds)
+    taken = _card_masks(np.concatenate([comp.extra[:, :, None], comp.drawn], axis=2))
+    hits = (taken[:, None, :] & np.left_shift(np.int64(1), seen)[:, :, None]) != 0
+    return _mean_valid(d, ~hits)

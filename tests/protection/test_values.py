@@ -9,11 +9,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from events.evaluation import category, evaluate7
+from events.evaluation import category, evaluate5, evaluate7, evaluate_split
 from events.protection.values import completions, unseen_cards, value_both, value_one
 from events.rulesets import load_ruleset
 from events.settlement import settle_batch
-from events.strategy import hidden_pair_or_better_batch
 
 RS = load_ruleset("charlevoix-2011")
 ANTE = 200  # blind pays 3:2 without rounding
@@ -54,8 +53,25 @@ def test_river_value_with_one_card_is_the_mean_over_the_other() -> None:
         assert got[i] == pytest.approx(want, abs=1e-12)
 
 
+def _calls(hole: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """The continuation's river call: the hole cards raise the board's category, or play
+    in a straight or better of the board's category."""
+    ps, bs = evaluate7(np.concatenate([hole, board], axis=1)), evaluate5(board)
+    pc, bc = category(ps), category(bs)
+    return (pc > bc) | ((pc == bc) & (pc >= 4) & (ps > bs))
+
+
+def test_split_evaluation_is_the_seven_card_evaluation() -> None:
+    deck = np.argsort(np.random.default_rng(8).random((5000, 52)), axis=1)
+    want = evaluate7(deck[:, :7])
+    for cut in (1, 2):
+        got = evaluate_split(deck[:, None, :cut], deck[:, None, cut:7])[:, 0, 0]
+        assert np.array_equal(got, want)
+    assert (category(want) >= 5).sum() > 100  # flushes and better were among them
+
+
 def test_flop_value_is_the_mean_over_turn_and_river() -> None:
-    """Raise 2x against check-then-(call with a hidden pair or better, else fold), both
+    """Raise 2x against check-then-(call by the continuation's rule, else fold), both
     dealer cards known: the Monte Carlo mean within 4 standard errors of the exact mean
     over all 990 turn and river cards."""
     hole, board, dealer = _deals(6, 3)
@@ -68,7 +84,7 @@ def test_flop_value_is_the_mean_over_turn_and_river() -> None:
         boards = np.array([[*board[i, :3], t, r] for t, r in combinations(rest, 2)])
         n = len(boards)
         h, d = np.repeat(hole[i:i + 1], n, axis=0), np.repeat(dealer[i:i + 1], n, axis=0)
-        calls = hidden_pair_or_better_batch(h, boards)
+        calls = _calls(h, boards)
         check = np.where(calls, _net(h, boards, d, 1), _net(h, boards, d, 0))
         diff = _net(h, boards, d, 2) - check
         assert n == 990
