@@ -96,3 +96,16 @@ def test_a_pseudonymous_player_is_followed_across_tables(tmp_path: Path) -> None
     found = {a.player: a for a in protect_source(str(tagged), min_hands=1).assessments}
     assert found[ref].hands == 120 and found[ref].seats == (1,)
     assert sorted(found) == sorted([ref, "T01/seat-2/T01-000001", "T02/seat-2/T02-000001"])
+
+
+def test_a_bad_roster_is_refused(tmp_path: Path, capsys: Any) -> None:
+    from pipeline.cli import main
+
+    sink = str(tmp_path / "x.jsonl")
+    for roster, says in (("basic*x", "is not profile*count"),
+                         ("wizard", "unknown player profile 'wizard'"),
+                         ("basic@1", "only hole_card_both and hole_card_one take @N"),
+                         ("basic*8", "seats more players at T01 than its 7 seats")):
+        assert main(["simulate", "--tables", "1", "--hands", "5", "--ruleset",
+                     "charlevoix-2011", "--roster", roster, "--sink", sink, "--quiet"]) == 2
+        assert says in capsys.readouterr().err
