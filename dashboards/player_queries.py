@@ -34,6 +34,15 @@ def ratings(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
         GROUP BY player ORDER BY flagged DESC, score DESC NULLS LAST, player""", params)
 
 
+def ratings_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
+    """The slips as stored: one per player and gaming day."""
+    where, params = _where(f)
+    return _df(con, f"""SELECT player, gaming_day, table_id, hands, hours,
+               round(avg_ante)::BIGINT AS avg_ante, round(avg_wager)::BIGINT AS avg_wager,
+               handle, theo_win, decision_cost, actual_win, win_minus_theo, currency
+        FROM player_ratings {where} ORDER BY gaming_day DESC, player""", params)
+
+
 def alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return _df(con, """SELECT player, table_id, seats, hands, decisions, score, z_both, z_one,
                pattern, gain_antes, evidence, top_dealer, only_with_dealer FROM player_alerts

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import player_queries, queries, ui
-from dashboards.format import count, decimal, money
+from dashboards.format import count, day, decimal, money
 
 st.title("Players")
 st.caption("A player is the pseudonym the table sent (never a name or card number) or a seat "
@@ -24,6 +24,7 @@ with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as 
     filters = queries.Filters(day_from=first, day_to=last,
                               tables=ui.multiselect("Tables", opts.tables, "players_tables"))
     rows = player_queries.ratings(con, filters)
+    daily = player_queries.ratings_daily(con, filters)
     alerts = player_queries.alerts(con)
     evidence = player_queries.evidence(con)
     dealers = player_queries.alert_dealers(con)
@@ -72,6 +73,21 @@ st.dataframe(ui.highlight_rows(pd.DataFrame({
     "Actual − theo": ui.money_column(rows, "win_minus_theo"),
     "Protection score": [decimal(v, 2) for v in rows["score"]],
 }), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
+
+with st.expander("Rating slips by gaming day"):
+    st.dataframe(pd.DataFrame({
+        "Gaming day": [day(v) for v in daily["gaming_day"]],
+        "Player": daily["player"],
+        "Table": daily["table_id"],
+        "Hands": [count(v) for v in daily["hands"]],
+        "Hours": [decimal(v, 2) for v in daily["hours"]],
+        "Average ante": ui.money_column(daily, "avg_ante"),
+        "Average wager": ui.money_column(daily, "avg_wager"),
+        "Handle": ui.money_column(daily, "handle"),
+        "Theo win": ui.money_column(daily, "theo_win"),
+        "Decisions' cost": ui.money_column(daily, "decision_cost"),
+        "Actual win": ui.money_column(daily, "actual_win"),
+    }), hide_index=True, width="stretch")
 
 st.header("Game protection")
 if alerts.empty:

@@ -28,6 +28,11 @@ def test_ratings_and_totals(app, handmade_warehouse: Path) -> None:  # type: ign
     assert first["Decisions' cost"] == "$90.00"
     assert first["Actual − theo"] == "-$490.00"  # -350 - (50 + 90) dollars
     assert first["Protection score"] == "6.20"
+    daily = at.dataframe[1].value  # the slips as stored, latest day first
+    assert list(zip(daily["Gaming day"], daily["Player"], daily["Hands"], strict=True)) == [
+        ("2026-11-28", HOLE_CARDER, "80"), ("2026-11-28", PSEUDONYM, "60"),
+        ("2026-11-27", HOLE_CARDER, "120")]
+    assert list(daily["Average wager"]) == ["$40.00", "$60.00", "$30.00"]
 
 
 def test_day_filter(app, handmade_warehouse: Path) -> None:  # type: ignore[no-untyped-def]
@@ -42,7 +47,7 @@ def test_day_filter(app, handmade_warehouse: Path) -> None:  # type: ignore[no-u
 def test_protection_section(app, handmade_warehouse: Path) -> None:  # type: ignore[no-untyped-def]
     at = app(handmade_warehouse, "players")
     no_failure(at)
-    alerts, evidence, dealers = (d.value for d in at.dataframe[1:4])
+    alerts, evidence, dealers = (d.value for d in at.dataframe[2:5])
     assert list(alerts["Player"]) == [HOLE_CARDER]
     assert list(alerts["Pattern"]) == ["hole-card-both"]
     assert list(alerts["Most with dealer"]) == ["D1"]
