@@ -12,8 +12,9 @@ player's standardized gain is about N(0, 1); a hole-carder's keeps growing
 ``--json``: one object per player (``player``, ``table_id``, ``seats``, ``hands``,
 ``decisions``, ``score``, ``flagged``, ``pattern``: ``hole-card-both``, ``hole-card-one``
 or null, ``evidence``: the strongest hands' ids, ``only_with_dealer``: the dealer whose hands
-alone carry the evidence (a dealer who flashes) or null, ``dealers``), then one ``{"dealers":
-[...]}`` line: the dealers the flagged players' gains concentrate on.
+alone carry the evidence (a dealer who flashes) or null, ``dealers``: the player's hands,
+hidden-card gain and score with each dealer). The text form ends with the dealers the
+flagged players' gains concentrate on.
 
 Exit status: 0 when the assessment ran (whatever it found), 2 when the source cannot be read.
 """
@@ -66,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
 def write_json(report: Any, out: IO[str]) -> None:
     for a in report.assessments:
         out.write(json.dumps(a.to_json()) + "\n")
-    out.write(json.dumps({"dealers": [d.to_json() for d in report.dealers]}) + "\n")
 
 
 def _shown(text: str) -> str:

@@ -59,16 +59,20 @@ def test_cli_json_one_object_per_player(target_floor: tuple[Path, list[dict[str,
                                         capsys: Any) -> None:
     sink = target_floor[0]
     assert main(["protect", "--source", str(sink), "--json", "--min-hands", "300"]) == 0
-    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    objects, tail = lines[:-1], lines[-1]
-    assert len(objects) == 40 and "dealers" in tail
+    objects = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(objects) == 40
     keys = {"player", "table_id", "seats", "hands", "decisions", "score", "flagged", "pattern",
             "evidence"}
     assert all(keys <= set(o) for o in objects)
     assert sum(o["flagged"] for o in objects) == 4
     assert {o["pattern"] for o in objects} == {None, "hole-card-both", "hole-card-one"}
+    flagged = [o for o in objects if o["flagged"]]
+    assert all(o["dealers"] and len(o["evidence"]) == 5 for o in flagged)
     assert main(["protect", "--source", str(sink), "--min-hands", "401"]) == 0
     assert "Assessed 0 players" in capsys.readouterr().out
+    assert main(["protect", "--source", str(sink)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("FLAGGED") == 4 and "Dealers the flagged players' gains" in text
 
 
 def test_a_hole_carder_who_sees_only_one_dealer_is_flagged_with_that_dealer(
