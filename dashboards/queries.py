@@ -36,7 +36,8 @@ table_opened_before = hand_queries.table_opened_before
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
-    "trips_hits", "dealer_performance",
+    "trips_hits", "dealer_performance", "player_ratings", "player_alerts",
+    "player_alert_dealers",
 )
 # Three eight-hour shifts from the start of the gaming day (``meta.gaming_day_start``,
 # 06:00 unless the warehouse says otherwise); a finding's shift is from its time.

@@ -19,6 +19,7 @@ PAGES = [
     st.Page("app_pages/hand_audit.py", title="Hand audit", icon=":material/search:"),
     st.Page("app_pages/findings.py", title="Findings", icon=":material/report:"),
     st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:"),
+    st.Page("app_pages/players.py", title="Players", icon=":material/groups:"),
 ]
 
 st.navigation(PAGES).run()

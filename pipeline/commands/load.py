@@ -11,7 +11,8 @@ import sys
 from typing import Any
 
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
-          "trips_performance", "trips_hits", "dealer_performance", "dead_letters")
+          "trips_performance", "trips_hits", "dealer_performance", "player_ratings",
+          "player_alerts", "dead_letters")
 
 
 def register(sub: Any) -> None:

@@ -62,10 +62,27 @@ def register(sub: Any) -> None:
     p.add_argument("--truth", metavar="PATH",
                    help="write the injected mispays here (JSON Lines: hand_id, seat, spot, "
                         "kind, expected, recorded, ...)")
+    p.add_argument("--roster", metavar="SPEC",
+                   help="players seated for the whole run instead of coming and going: "
+                        "profile*count,... (profiles: basic, loose, weak, hole_card, "
+                        "always_raise, never_raise, random, hole_card_both, hole_card_one; "
+                        "hole_card_both@N: only when the table's Nth dealer deals), "
+                        "dealt to the tables in turn; listed in --truth")
     p.add_argument("--sink", required=True, metavar="URL",
                    help="a .jsonl file (rewritten), sqlite:///log.db or kafka://host:port[/topic]")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(func=run)
+
+
+def parse_roster(spec: str) -> tuple[str, ...]:
+    """``basic*3,hole_card_both`` as ('basic', 'basic', 'basic', 'hole_card_both')."""
+    out: list[str] = []
+    for part in spec.split(","):
+        name, _, count = part.strip().partition("*")
+        if not count.strip().isdigit() and count:
+            raise ValueError(f"roster entry {part!r} is not profile*count")
+        out += [name.strip()] * (int(count) if count else 1)
+    return tuple(out)
 
 
 class _Progress:
@@ -122,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         config = SimConfig(
             tables=args.tables, hands=args.hands, seed=args.seed, ruleset=args.ruleset,
             mispay_rate=args.mispay_rate, void_rate=args.void_rate,
-            dispute_rate=args.dispute_rate, pace=args.pace, start=start)
+            dispute_rate=args.dispute_rate, pace=args.pace, start=start,
+            roster=parse_roster(args.roster) if args.roster else None)
     except (ValueError, RulesetError) as exc:
         print(f"uth simulate: {exc}", file=sys.stderr)
         return 2
