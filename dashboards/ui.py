@@ -107,6 +107,9 @@ def multiselect(label: str, options: list[str], key: str) -> tuple[str, ...]:
     return tuple(picked)
 
 
+LONG_TEXT = frozenset({"Why (auditor)", "Detail"})
+
+
 def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
     """Column settings that give each column of ``df`` the width of its longest text (or
     header: ``labels`` shortens a header without renaming the column), so no amount is
@@ -114,8 +117,11 @@ def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
     config: dict[str, Any] = {}
     for column in df.columns:
         header = labels.get(str(column), str(column))
+        if str(column) in LONG_TEXT:  # sentences: the room left, not their whole length
+            config[str(column)] = st.column_config.Column(header, width="large")
+            continue
         longest = max([len(header), *(len(str(v)) for v in df[column])])
-        config[str(column)] = st.column_config.Column(header, width=8 * longest + 26)
+        config[str(column)] = st.column_config.Column(header, width=8 * longest + 22)
     return config
 
 

@@ -63,8 +63,14 @@ if chart_rows:
     chart = alt.Chart(pd.DataFrame(chart_rows)).mark_line(point=True).encode(
         x=alt.X("yearmonthdate(gaming_day):O", title="Gaming day"),
         y=alt.Y("value:Q", title="Percent", axis=alt.Axis(format="%")),
-        color=alt.Color("measure:N", title=None),
-        strokeDash=alt.StrokeDash("currency:N", title="Currency"),
+        # a colour per currency (a dash pattern alone told them apart badly, and its
+        # legend showed black dots); the measure as solid or dashed, drawn as lines
+        color=alt.Color("currency:N", title="Currency",
+                        legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3)),
+        strokeDash=alt.StrokeDash(
+            "measure:N", title=None, scale=alt.Scale(range=[[1, 0], [6, 4]]),
+            legend=alt.Legend(symbolType="stroke", symbolStrokeColor="#555",
+                              symbolStrokeWidth=2, symbolSize=400, labelLimit=0)),
         tooltip=["gaming_day:T", "measure:N", alt.Tooltip("value:Q", format=".2%")],
     )
     st.altair_chart(chart, width="stretch")
@@ -86,7 +92,9 @@ hold = pd.DataFrame({
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
 })
 st.dataframe(ui.highlight_rows(hold, rows["outside"]), hide_index=True,
-             column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %"}))
+             column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %",
+                                              "Control limits (hold)": "Hold limits",
+                                              "Hands / hour": "Hands/h"}))
 amounts = pd.DataFrame({
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],

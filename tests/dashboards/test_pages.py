@@ -170,7 +170,7 @@ def test_hand_audit_steps_through_the_hand(app, handmade_warehouse: Path) -> Non
     no_failure(at)
     cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Ah (dealt face down)"' in cards and 'title="Qh"' not in cards
-    assert any("Dealt to community: Ah Kh 7h 2c 9s" in m for m in texts(at.markdown))
+    assert any("Dealt to community: A♥ K♥ 7♥ 2♣ 9♠" in m for m in texts(at.markdown))
     at.button(key="audit_fwd").click().run()  # seat 2's cards
     cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Qh"' in cards and 'title="3h"' in cards
