@@ -1,0 +1,202 @@
+"""The ledger of an event log: its events as leaves, and its seals stored beside them.
+
+- SQLite log: tables ``seals`` (body, signature) and ``seal_leaves`` in the same file.
+- JSON Lines log: the side file ``<name>.seals.jsonl`` (one seal a line, with its leaves).
+- Kafka (topic ``uth.seals``): not supported yet; asking for it raises :class:`LogError`.
+
+A log's events are read once, pseudonymized as the ingest does, decoded by the contract
+decoder (a line that is not a valid event is a dead letter, outside the ledger), and the
+first copy of each ``event_id`` becomes a leaf of its table's tree, in the log's order.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from events.codec import Rejection, decode_records
+from events.ledger.canonical import canonical_event, leaf_hash
+from events.ledger.compare import StoredEvent
+from events.ledger.keys import signature_valid
+from events.ledger.seal import Leaf, LeafRow, SealRecord, make_seal
+from events.logs.base import Cursor, EventLog, LogError, LogWriteError
+from events.logs.jsonl import JsonlLog
+from events.logs.sqlite import SqliteLog
+from events.privacy import needs_scrub, scrub
+
+_SEAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS seals (
+    id INTEGER PRIMARY KEY, body BLOB NOT NULL, signature BLOB NOT NULL,
+    recorded_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS seal_leaves (
+    seal_id INTEGER NOT NULL, table_id TEXT NOT NULL, tree_index INTEGER NOT NULL,
+    seq INTEGER NOT NULL, event_id TEXT NOT NULL, leaf BLOB NOT NULL);
+"""
+
+
+@dataclass
+class LogLedger:
+    """A log's events as its tables' leaves, read up to ``end``."""
+
+    end: Cursor
+    tables: dict[str, list[StoredEvent]] = field(default_factory=dict)
+    # the canonical bytes of the events of the hand asked for, by event_id
+    hand_events: dict[str, bytes] = field(default_factory=dict)
+    hand_tables: set[str] = field(default_factory=set)
+
+
+def scan(log: EventLog, *, hand_id: str | None = None, batch: int = 20_000) -> LogLedger:
+    """Every event of ``log`` now stored (up to its end when the scan starts)."""
+    end = log.end()
+    ledger = LogLedger(dict(end))
+    tables: dict[str, list[StoredEvent]] = defaultdict(list)
+    seen: set[str] = set()
+    for records in log.read(max_batch=batch):
+        records = [r for r in records if r.offset < end.get(r.partition, 0)]
+        if not records:
+            break
+        values = [scrub(r.value, without_key="drop") if needs_scrub(r.value) else r.value
+                  for r in records]
+        decoded = decode_records([(r.offset, v) for r, v in zip(records, values, strict=True)])
+        for record, event in zip(records, decoded, strict=True):
+            if isinstance(event, Rejection) or event.event_id in seen:
+                continue
+            seen.add(event.event_id)
+            data = canonical_event(event)
+            tables[event.table_id].append(StoredEvent(
+                event.seq, event.event_id, leaf_hash(data), record.partition, record.offset))
+            if hand_id is not None and event.hand_id == hand_id:
+                ledger.hand_events[event.event_id] = data
+                ledger.hand_tables.add(event.table_id)
+    ledger.tables = dict(tables)
+    return ledger
+
+
+def seals_path(path: Path) -> Path:
+    """``floor.jsonl`` -> ``floor.seals.jsonl`` (beside it)."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return path.with_name(f"{stem}.seals.jsonl")
+
+
+def read_seals(log: EventLog) -> list[SealRecord]:
+    """The seals stored beside ``log``, oldest first."""
+    if isinstance(log, SqliteLog):
+        conn = log.connection
+        conn.executescript(_SEAL_SCHEMA)
+        leaves: dict[int, list[LeafRow]] = defaultdict(list)
+        for seal_id, table_id, index, seq, event_id, leaf in conn.execute(
+                "SELECT seal_id, table_id, tree_index, seq, event_id, leaf FROM seal_leaves "
+                "ORDER BY seal_id, table_id, tree_index"):
+            leaves[seal_id].append(LeafRow(table_id, index, seq, event_id, bytes(leaf)))
+        return [SealRecord(bytes(body), bytes(signature), leaves.get(seal_id, []))
+                for seal_id, body, signature in conn.execute(
+                    "SELECT id, body, signature FROM seals ORDER BY id")]
+    if isinstance(log, JsonlLog) and log.path is not None:
+        return read_seal_lines(seals_path(log.path))
+    raise LogError(f"{log.describe()}: seals are kept beside SQLite and JSON Lines logs only "
+                   "(the Kafka topic uth.seals is not supported yet)")
+
+
+def read_seal_lines(path: Path) -> list[SealRecord]:
+    if not path.exists():
+        return []
+    out: list[SealRecord] = []
+    for line in path.read_bytes().splitlines():
+        if line.strip():
+            try:
+                out.append(SealRecord.from_line(line))
+            except ValueError:
+                # kept as a record that fails its signature: a damaged seal is a finding
+                out.append(SealRecord(line, b"", []))
+    return out
+
+
+def write_seal(log: EventLog, seal: SealRecord) -> None:
+    """Store ``seal`` beside ``log``, durably."""
+    if isinstance(log, SqliteLog):
+        log.connection.executescript(_SEAL_SCHEMA)
+        try:
+            with log.transaction() as conn:
+                cur = conn.execute(
+                    "INSERT INTO seals(body, signature, recorded_at) VALUES (?,?,?)",
+                    (seal.body, seal.signature, time.time()))
+                seal_id = cur.lastrowid
+                conn.executemany(
+                    "INSERT INTO seal_leaves VALUES (?,?,?,?,?,?)",
+                    [(seal_id, *row) for row in seal.leaves])
+        except Exception as exc:
+            raise LogWriteError(f"{log.describe()}: the seal was not stored: {exc}") from exc
+        return
+    if isinstance(log, JsonlLog) and log.path is not None:
+        append_seal_line(seals_path(log.path), seal)
+        return
+    raise LogError(f"{log.describe()}: seals are kept beside SQLite and JSON Lines logs only "
+                   "(the Kafka topic uth.seals is not supported yet)")
+
+
+def append_seal_line(path: Path, seal: SealRecord) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, seal.to_line() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_seal_lines(path: Path, seals: list[SealRecord]) -> None:
+    """Replace the file at ``path`` with ``seals`` (written aside, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as out:
+        for seal in seals:
+            out.write(seal.to_line() + b"\n")
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
+             ) -> SealRecord:
+    """Seal every table of ``log`` as it is now and store the seal beside it.
+
+    Raises :class:`events.ledger.seal.SealRefused` when sealed events no longer match the
+    last seal (nothing is sealed then)."""
+    ledger = scan(log)
+    previous = last_seal(read_seals(log), log.describe(), key.public_key())
+    seal = make_seal(log.describe(), leaves_of(ledger.tables), ledger.end, previous, key,
+                     sealed_at or utc_now())
+    write_seal(log, seal)
+    return seal
+
+
+def leaves_of(tables: dict[str, list[StoredEvent]]) -> dict[str, list[Leaf]]:
+    return {t: [Leaf(e.seq, e.event_id, e.leaf) for e in events]
+            for t, events in tables.items()}
+
+
+def last_seal(seals: list[SealRecord], source: str, public: Ed25519PublicKey
+              ) -> SealRecord | None:
+    """The highest-numbered seal of ``source`` whose signature verifies with ``public``."""
+    best: tuple[int, SealRecord] | None = None
+    for seal in seals:
+        try:
+            body = seal.parsed()
+        except ValueError:
+            continue
+        if body.source == source and signature_valid(public, seal.signature, seal.body) and (
+                best is None or body.number > best[0]):
+            best = (body.number, seal)
+    return best[1] if best is not None else None
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
