@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,13 +49,13 @@ class LogLedger:
 
     end: Cursor
     tables: dict[str, list[StoredEvent]] = field(default_factory=dict)
-    # the canonical bytes of the events of the hand asked for, by event_id
-    hand_events: dict[str, bytes] = field(default_factory=dict)
-    hand_tables: set[str] = field(default_factory=set)
+    # the canonical bytes of the events asked for, by event_id
+    kept: dict[str, bytes] = field(default_factory=dict)
 
 
-def scan(log: EventLog, *, hand_id: str | None = None, batch: int = 20_000) -> LogLedger:
-    """Every event of ``log`` now stored (up to its end when the scan starts)."""
+def scan(log: EventLog, *, keep: Collection[str] = (), batch: int = 20_000) -> LogLedger:
+    """Every event of ``log`` now stored (up to its end when the scan starts); ``keep``:
+    the event ids whose canonical bytes to keep (for a proof)."""
     end = log.end()
     ledger = LogLedger(dict(end))
     tables: dict[str, list[StoredEvent]] = defaultdict(list)
@@ -73,9 +74,8 @@ def scan(log: EventLog, *, hand_id: str | None = None, batch: int = 20_000) -> L
             data = canonical_event(event)
             tables[event.table_id].append(StoredEvent(
                 event.seq, event.event_id, leaf_hash(data), record.partition, record.offset))
-            if hand_id is not None and event.hand_id == hand_id:
-                ledger.hand_events[event.event_id] = data
-                ledger.hand_tables.add(event.table_id)
+            if keep and event.event_id in keep:
+                ledger.kept[event.event_id] = data
     ledger.tables = dict(tables)
     return ledger
 
