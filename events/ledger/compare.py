@@ -108,9 +108,11 @@ def shown(text: str, limit: int = 64) -> str:
 
 def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519PublicKey,
                  store: Mapping[str, Sequence[StoredEvent]]) -> VerifyReport:
-    """Compare ``store`` (each table's events, first copies, in log order) with ``seals``."""
+    """Compare ``store`` (each table's events, first copies, in log order) with ``seals``,
+    the seals of the log ``source`` names (whatever its URL was when they were taken: a
+    log moved elsewhere keeps its seals)."""
     report = VerifyReport(source)
-    valid = _valid_seals(seals, public, source, report)
+    valid = _valid_seals(seals, public, report)
     report.seals = len(valid)
     latest = valid[-1][1] if valid else None
     heads = {h.table_id: h for h in latest.tables} if latest is not None else {}
@@ -119,16 +121,20 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
     report.tables = len(set(store) | set(heads))
     for table_id in sorted(set(store) | set(heads)):
         events = store.get(table_id, ())
-        sealed_part = [e for e in events if e.offset < through.get(e.partition, 0)]
-        later = [e for e in events if e.offset >= through.get(e.partition, 0)]
         head = heads.get(table_id)
         if head is None:
             later = list(events)
-            sealed_part = []
         else:
             report.sealed_events += head.size
             rows = leaves.get(table_id, {})
             sealed = [rows.get(i) for i in range(head.size)]
+            # the sealed part: what lay before the seal's end, and the sealed events
+            # wherever they are now (a line inserted into a file shifts those after it)
+            ids = {r.event_id for r in sealed if r is not None}
+            sealed_part = [e for e in events if e.offset < through.get(e.partition, 0)
+                           or e.event_id in ids]
+            later = [e for e in events if e.offset >= through.get(e.partition, 0)
+                     and e.event_id not in ids]
             if any(r is None for r in sealed) or tree_root(
                     [r.leaf for r in sealed if r is not None]).hex() != head.root:
                 report.findings += _unlocalized(table_id, head.root, head.size, sealed_part)
@@ -141,7 +147,7 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
     return report
 
 
-def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey, source: str,
+def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
                  report: VerifyReport) -> list[tuple[SealRecord, SealBody]]:
     """The seals whose signature verifies, in order of number; a failed signature or a
     broken chain of seals is a finding."""
@@ -158,8 +164,7 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey, source: 
                 None, None, None, "forged",
                 f"seal {body.number}: its signature does not verify with this public key"))
             continue
-        if body.source == source:
-            valid.append((record, body))
+        valid.append((record, body))
     valid.sort(key=lambda pair: pair[1].number)
     expected, previous = 1, None
     for record, body in valid:

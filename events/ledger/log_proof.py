@@ -12,23 +12,23 @@ from events.ledger.seal import SealRecord
 from events.logs.base import EventLog
 
 
-def latest_seal(seals: Sequence[SealRecord], source: str) -> SealRecord | None:
-    """The highest-numbered readable seal of ``source`` (the verifier checks its
-    signature; the proof is built without the public key)."""
+def latest_seal(seals: Sequence[SealRecord]) -> SealRecord | None:
+    """The highest-numbered readable seal (the verifier checks its signature; the proof is
+    built without the public key)."""
     best: tuple[int, SealRecord] | None = None
     for seal in seals:
         try:
             body = seal.parsed()
         except ValueError:
             continue
-        if body.source == source and (best is None or body.number > best[0]):
+        if (best is None or body.number > best[0]):
             best = (body.number, seal)
     return best[1] if best else None
 
 
 def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, Any] | str:
     """The proof of ``event_ids`` (events of ``table_id``), or why there is none."""
-    seal = latest_seal(read_seals(log), log.describe())
+    seal = latest_seal(read_seals(log))
     if seal is None:
         return f"{log.describe()} has no seal yet (run `uth seal`)"
     head = seal.parsed().head(table_id)

@@ -171,7 +171,7 @@ def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
     Raises :class:`events.ledger.seal.SealRefused` when sealed events no longer match the
     last seal (nothing is sealed then)."""
     ledger = scan(log)
-    previous = last_seal(read_seals(log), log.describe(), key.public_key())
+    previous = last_seal(read_seals(log), key.public_key())
     seal = make_seal(log.describe(), leaves_of(ledger.tables), ledger.end, previous, key,
                      sealed_at or utc_now())
     write_seal(log, seal)
@@ -183,16 +183,15 @@ def leaves_of(tables: dict[str, list[StoredEvent]]) -> dict[str, list[Leaf]]:
             for t, events in tables.items()}
 
 
-def last_seal(seals: list[SealRecord], source: str, public: Ed25519PublicKey
-              ) -> SealRecord | None:
-    """The highest-numbered seal of ``source`` whose signature verifies with ``public``."""
+def last_seal(seals: list[SealRecord], public: Ed25519PublicKey) -> SealRecord | None:
+    """The highest-numbered seal whose signature verifies with ``public``."""
     best: tuple[int, SealRecord] | None = None
     for seal in seals:
         try:
             body = seal.parsed()
         except ValueError:
             continue
-        if body.source == source and signature_valid(public, seal.signature, seal.body) and (
+        if signature_valid(public, seal.signature, seal.body) and (
                 best is None or body.number > best[0]):
             best = (body.number, seal)
     return best[1] if best is not None else None

@@ -10,6 +10,7 @@ once; the leading underscore keeps them out of the Parquet dataset).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -67,7 +68,7 @@ def copy_seals(log: EventLog, con: Connection) -> int:
             body = seal.parsed()
         except ValueError:
             continue  # not a seal: `uth verify` of the log names it
-        if body.source != source or not covered(body.through_cursor(), loaded):
+        if not covered(body.through_cursor(), loaded):
             continue
         insert_seal(con, seal, source, body.number)
         have.add(digest)
@@ -94,16 +95,17 @@ def insert_seal(con: Connection, seal: SealRecord, source: str, number: int) -> 
             con.unregister("new_leaves")
 
 
-def warehouse_seals(con: Connection) -> list[SealRecord]:
-    """The warehouse's seals (every source), in the order they were copied."""
+def warehouse_seals(con: Connection) -> list[tuple[str, SealRecord]]:
+    """The warehouse's seals, each with the source (as its events name it) it seals."""
     leaves: dict[str, list[LeafRow]] = defaultdict(list)
     for digest, table_id, index, seq, event_id, leaf in con.execute(
             "SELECT seal_digest, table_id, tree_index, seq, event_id, leaf FROM seal_leaves "
             "ORDER BY seal_digest, table_id, tree_index").fetchall():
         leaves[digest].append(LeafRow(table_id, index, seq, event_id, bytes(leaf)))
-    return [SealRecord(bytes(body), bytes(signature), leaves.get(digest, []))
-            for digest, body, signature in con.execute(
-                "SELECT digest, body, signature FROM seals ORDER BY source, number").fetchall()]
+    return [(source, SealRecord(bytes(body), bytes(signature), leaves.get(digest, [])))
+            for source, digest, body, signature in con.execute(
+                "SELECT source, digest, body, signature FROM seals ORDER BY source, number"
+            ).fetchall()]
 
 
 def stored_events(batches: Iterable[pa.RecordBatch]
@@ -127,27 +129,19 @@ def stored_events(batches: Iterable[pa.RecordBatch]
 
 def _warehouse_batches(con: Connection) -> Iterator[pa.RecordBatch]:
     cols = ", ".join(EVENT_COLUMNS)
-    reader = con.execute(f"SELECT {cols} FROM events").fetch_record_batch(100_000)
+    reader = con.sql(f"SELECT {cols} FROM events").to_arrow_reader(100_000)
     yield from reader
 
 
-def verify_sources(seals: list[SealRecord], public: Ed25519PublicKey,
+def verify_sources(seals: list[tuple[str, SealRecord]], public: Ed25519PublicKey,
                    events: dict[str, dict[str, list[StoredEvent]]]) -> list[VerifyReport]:
     """One report per source that has events or seals."""
     by_source: dict[str, list[SealRecord]] = defaultdict(list)
-    unreadable: list[SealRecord] = []
-    for seal in seals:
-        try:
-            by_source[seal.parsed().source].append(seal)
-        except ValueError:
-            unreadable.append(seal)
+    for source, seal in seals:
+        by_source[source].append(seal)
     sources = sorted(set(by_source) | set(events)) or [""]
-    reports = [verify_store(source, by_source.get(source, []), public, events.get(source, {}))
-               for source in sources]
-    if unreadable:  # reported once, with the first source
-        extra = verify_store("", unreadable, public, {})
-        reports[0].findings[:0] = extra.findings
-    return reports
+    return [verify_store(source, by_source.get(source, []), public, events.get(source, {}))
+            for source in sources]
 
 
 def verify_warehouse(path: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
@@ -158,27 +152,34 @@ def verify_warehouse(path: str | Path, public: Ed25519PublicKey) -> list[VerifyR
 
 
 def write_archive_seals(warehouse: str | Path, root: str | Path) -> int:
-    """Write the warehouse's seals the archive does not hold yet; returns how many."""
-    from events.ledger.logs import write_seal_lines
-
+    """Write the warehouse's seals the archive does not hold yet; returns how many. Each
+    file is one seal as a JSON Lines log keeps it, with the source it seals."""
     directory = Path(root) / SEALS_DIR
     with reading(warehouse) as con:
         seals = warehouse_seals(con)
     written = 0
-    for seal in seals:
+    for source, seal in seals:
         path = directory / f"{seal.digest()}.json"
         if not path.exists():
-            write_seal_lines(path, [seal])
+            directory.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            line = json.loads(seal.to_line())
+            tmp.write_text(json.dumps({"source": source, **line}) + "\n")
+            tmp.replace(path)
             written += 1
     return written
 
 
-def archive_seals(root: str | Path) -> list[SealRecord]:
-    from events.ledger.logs import read_seal_lines
-
-    out: list[SealRecord] = []
+def archive_seals(root: str | Path) -> list[tuple[str, SealRecord]]:
+    out: list[tuple[str, SealRecord]] = []
     for path in sorted((Path(root) / SEALS_DIR).glob("*.json")):
-        out += read_seal_lines(path)
+        text = path.read_bytes()
+        try:
+            source = str(json.loads(text).get("source", ""))
+            seal = SealRecord.from_line(text)
+        except (ValueError, AttributeError):
+            source, seal = "", SealRecord(text, b"", [])  # fails its signature: a finding
+        out.append((source, seal))
     return out
 
 
