@@ -11,11 +11,14 @@ first copy of each ``event_id`` becomes a leaf of its table's tree, in the log's
 
 from __future__ import annotations
 
+import gc
+import hashlib
 import os
 import time
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -24,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from events.codec import Rejection, decode_records
-from events.ledger.canonical import canonical_event, leaf_hash
+from events.ledger.canonical import LEAF_PREFIX, canonical_events
 from events.ledger.compare import StoredEvent
 from events.ledger.keys import signature_valid
 from events.ledger.seal import Leaf, LeafRow, SealRecord, make_seal
@@ -32,6 +35,7 @@ from events.logs.base import Cursor, EventLog, LogError, LogWriteError
 from events.logs.jsonl import JsonlLog
 from events.logs.sqlite import SqliteLog
 from events.privacy import needs_scrub, scrub
+from events.schemas import Event
 
 _SEAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS seals (
@@ -56,28 +60,65 @@ class LogLedger:
 def scan(log: EventLog, *, keep: Collection[str] = (), batch: int = 20_000) -> LogLedger:
     """Every event of ``log`` now stored (up to its end when the scan starts); ``keep``:
     the event ids whose canonical bytes to keep (for a proof)."""
+    before = gc.get_threshold()
+    # the leaves kept survive every young collection: collect less often meanwhile (as
+    # pipeline.gc_policy does for the loader), else the collector walks them again and again
+    gc.set_threshold(100_000, 20, 20)
+    try:
+        return _scan(log, keep, batch)
+    finally:
+        gc.set_threshold(*before)
+
+
+def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
     end = log.end()
     ledger = LogLedger(dict(end))
     tables: dict[str, list[StoredEvent]] = defaultdict(list)
     seen: set[str] = set()
+    sha = hashlib.sha256
     for records in log.read(max_batch=batch):
-        records = [r for r in records if r.offset < end.get(r.partition, 0)]
-        if not records:
-            break
-        values = [scrub(r.value, without_key="drop") if needs_scrub(r.value) else r.value
-                  for r in records]
-        decoded = decode_records([(r.offset, v) for r, v in zip(records, values, strict=True)])
-        for record, event in zip(records, decoded, strict=True):
-            if isinstance(event, Rejection) or event.event_id in seen:
-                continue
-            seen.add(event.event_id)
-            data = canonical_event(event)
-            tables[event.table_id].append(StoredEvent(
-                event.seq, event.event_id, leaf_hash(data), record.partition, record.offset))
-            if keep and event.event_id in keep:
-                ledger.kept[event.event_id] = data
+        if records[-1].offset >= end.get(records[-1].partition, 0):
+            records = [r for r in records if r.offset < end.get(r.partition, 0)]
+            if not records:
+                break
+        values = list(map(_VALUE, records))
+        # players only as pseudonyms, as the ingest stores them (one search of the batch)
+        if _REF_MARK in b"\n".join(values):
+            values = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
+        decoded = decode_records(list(zip(map(_OFFSET, records), values, strict=True)))
+        if any(isinstance(e, Rejection) for e in decoded):  # dead letters: not in the ledger
+            pairs = [(r, e) for r, e in zip(records, decoded, strict=True)
+                     if not isinstance(e, Rejection)]
+            records = [r for r, _ in pairs]
+            events: list[Event] = [e for _, e in pairs]
+        else:
+            events = decoded  # type: ignore[assignment]
+        ids = list(map(_EVENT_ID, events))
+        if len(set(ids)) != len(ids) or not seen.isdisjoint(ids):
+            first = [i for i, event_id in enumerate(ids)
+                     if event_id not in seen and not seen.add(event_id)]  # type: ignore[func-returns-value]
+            records = [records[i] for i in first]
+            events = [events[i] for i in first]
+            ids = [ids[i] for i in first]
+        else:
+            seen.update(ids)
+        datas = canonical_events(events)
+        leaves = [sha(LEAF_PREFIX + d).digest() for d in datas]
+        stored = list(map(StoredEvent, map(_SEQ, events), ids, leaves,
+                          map(_PARTITION, records), map(_OFFSET, records)))
+        for table_id, item in zip(map(_TABLE_ID, events), stored, strict=True):
+            tables[table_id].append(item)
+        if keep:
+            for event_id, data in zip(ids, datas, strict=True):
+                if event_id in keep:
+                    ledger.kept[event_id] = data
     ledger.tables = dict(tables)
     return ledger
+
+
+_VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
+_EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
+_REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
 
 
 def seals_path(path: Path) -> Path:
