@@ -123,28 +123,39 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         events = store.get(table_id, ())
         head = heads.get(table_id)
         if head is None:
-            later = list(events)
-        else:
-            report.sealed_events += head.size
-            rows = leaves.get(table_id, {})
-            sealed = [rows.get(i) for i in range(head.size)]
-            # the sealed part: what lay before the seal's end, and the sealed events
-            # wherever they are now (a line inserted into a file shifts those after it)
-            ids = {r.event_id for r in sealed if r is not None}
-            sealed_part = [e for e in events if e.offset < through.get(e.partition, 0)
-                           or e.event_id in ids]
-            later = [e for e in events if e.offset >= through.get(e.partition, 0)
-                     and e.event_id not in ids]
-            if any(r is None for r in sealed) or tree_root(
-                    [r.leaf for r in sealed if r is not None]).hex() != head.root:
-                report.findings += _unlocalized(table_id, head.root, head.size, sealed_part)
-            else:
-                report.findings += compare_table(
-                    table_id, [r for r in sealed if r is not None], sealed_part)
-        if later:
-            seqs = [e.seq for e in later]
-            report.unsealed.append(Unsealed(table_id, min(seqs), max(seqs), len(later)))
+            report.unsealed += _unsealed(table_id, events)
+            continue
+        report.sealed_events += head.size
+        sealed = leaves.get(table_id, [])
+        before = [e for e in events if e.offset < through.get(e.partition, 0)]
+        hashes = [e.leaf for e in before]
+        if (len(before) == head.size and tree_root(hashes).hex() == head.root
+                and [r.leaf for r in sealed] == hashes):
+            # the common case: the events before the seal's end are the sealed ones
+            report.unsealed += _unsealed(table_id, [
+                e for e in events if e.offset >= through.get(e.partition, 0)])
+            continue
+        if len(sealed) != head.size or tree_root([r.leaf for r in sealed]).hex() != head.root:
+            report.findings += _unlocalized(table_id, head.root, head.size, before)
+            report.unsealed += _unsealed(table_id, [
+                e for e in events if e.offset >= through.get(e.partition, 0)])
+            continue
+        # the sealed part: what lay before the seal's end, and the sealed events wherever
+        # they are now (a line inserted into a file shifts those after it)
+        ids = {r.event_id for r in sealed}
+        part = [e for e in events if e.offset < through.get(e.partition, 0)
+                or e.event_id in ids]
+        report.findings += compare_table(table_id, sealed, part)
+        report.unsealed += _unsealed(table_id, [e for e in events if e.offset >= through.get(
+            e.partition, 0) and e.event_id not in ids])
     return report
+
+
+def _unsealed(table_id: str, events: Sequence[StoredEvent]) -> list[Unsealed]:
+    if not events:
+        return []
+    seqs = [e.seq for e in events]
+    return [Unsealed(table_id, min(seqs), max(seqs), len(events))]
 
 
 def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
@@ -177,11 +188,18 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
     return valid
 
 
-def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, dict[int, LeafRow]]:
-    rows: dict[str, dict[int, LeafRow]] = defaultdict(dict)
+def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, list[LeafRow]]:
+    """Each table's leaves stored with the seals, in tree order (a leaf out of place or
+    missing ends the table's list there: the signed root then names it altered)."""
+    rows: dict[str, list[LeafRow]] = defaultdict(list)
+    broken: set[str] = set()
     for record, _ in valid:
         for row in record.leaves:
-            rows[row.table_id].setdefault(row.tree_index, row)
+            table = rows[row.table_id]
+            if row.tree_index == len(table) and row.table_id not in broken:
+                table.append(row)
+            elif row.tree_index > len(table):
+                broken.add(row.table_id)
     return rows
 
 

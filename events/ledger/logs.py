@@ -30,7 +30,7 @@ from events.codec import Rejection, decode_records
 from events.ledger.canonical import LEAF_PREFIX, canonical_events
 from events.ledger.compare import StoredEvent
 from events.ledger.keys import signature_valid
-from events.ledger.seal import Leaf, LeafRow, SealRecord, make_seal
+from events.ledger.seal import LeafRow, SealRecord, make_seal
 from events.logs.base import Cursor, EventLog, LogError, LogWriteError
 from events.logs.jsonl import JsonlLog
 from events.logs.sqlite import SqliteLog
@@ -213,15 +213,10 @@ def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
     last seal (nothing is sealed then)."""
     ledger = scan(log)
     previous = last_seal(read_seals(log), key.public_key())
-    seal = make_seal(log.describe(), leaves_of(ledger.tables), ledger.end, previous, key,
+    seal = make_seal(log.describe(), ledger.tables, ledger.end, previous, key,
                      sealed_at or utc_now())
     write_seal(log, seal)
     return seal
-
-
-def leaves_of(tables: dict[str, list[StoredEvent]]) -> dict[str, list[Leaf]]:
-    return {t: [Leaf(e.seq, e.event_id, e.leaf) for e in events]
-            for t, events in tables.items()}
 
 
 def last_seal(seals: list[SealRecord], public: Ed25519PublicKey) -> SealRecord | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -41,6 +41,17 @@ class Leaf(NamedTuple):
     seq: int
     event_id: str
     leaf: bytes
+
+
+class HasLeaf(Protocol):
+    """What a seal reads of an event (a :class:`Leaf`, or a store's StoredEvent)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def event_id(self) -> str: ...
+    @property
+    def leaf(self) -> bytes: ...
 
 
 class TableHead(msgspec.Struct, frozen=True):
@@ -115,7 +126,7 @@ class SealRefused(ValueError):
     """Sealing again over sealed events that no longer match their seal."""
 
 
-def make_seal(source: str, tables: Mapping[str, Sequence[Leaf]], through: Mapping[int, int],
+def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Mapping[int, int],
               previous: SealRecord | None, key: Ed25519PrivateKey, sealed_at: str
               ) -> SealRecord:
     """Seal every table's tree of ``tables`` (its leaves in order) after ``previous``.
