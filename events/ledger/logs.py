@@ -131,7 +131,9 @@ def read_seals(log: EventLog) -> list[SealRecord]:
     """The seals stored beside ``log``, oldest first."""
     if isinstance(log, SqliteLog):
         conn = log.connection
-        conn.executescript(_SEAL_SCHEMA)
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'seals'"
+                        ).fetchone() is None:
+            return []  # never sealed (and a reader does not write the log's schema)
         leaves: dict[int, list[LeafRow]] = defaultdict(list)
         for seal_id, table_id, index, seq, event_id, leaf in conn.execute(
                 "SELECT seal_id, table_id, tree_index, seq, event_id, leaf FROM seal_leaves "
