@@ -37,8 +37,8 @@ def tree_root(leaves: Sequence[bytes]) -> bytes:
     sha = hashlib.sha256
     prefix = NODE_PREFIX
     while len(level) > 1:
-        paired = [sha(prefix + level[i] + level[i + 1]).digest()
-                  for i in range(0, len(level) - 1, 2)]
+        paired = [sha(prefix + left + right).digest()
+                  for left, right in zip(level[0::2], level[1::2])]
         if len(level) % 2:
             paired.append(level[-1])
         level = paired
