@@ -200,3 +200,21 @@ def copy_log_seals(log: EventLog, warehouse: str | Path) -> int:
     """:func:`copy_seals` in its own transaction."""
     with writing(warehouse) as con:
         return copy_seals(log, con)
+
+
+def restore_seals(root: str | Path, con: Connection) -> int:
+    """Put the archive's seals the warehouse lacks back into it (a warehouse rebuilt from
+    its archive verifies as the lost one did); returns how many."""
+    have = {r[0] for r in con.execute("SELECT digest FROM seals").fetchall()}
+    restored = 0
+    for source, seal in archive_seals(root):
+        if seal.digest() in have:
+            continue
+        try:
+            number = seal.parsed().number
+        except ValueError:
+            continue  # not a seal: `uth verify --archive` names it
+        insert_seal(con, seal, source, number)
+        have.add(seal.digest())
+        restored += 1
+    return restored

@@ -147,3 +147,15 @@ def test_the_graph_seals_after_each_load_and_the_key_stays_private(
             assert secret.hex().encode() not in content, path
     assert json.loads(next((data / "w_archive" / "_seals").glob("*.json")).read_text())[
         "source"] == str(log_path)
+
+
+def test_a_warehouse_rebuilt_from_its_archive_verifies(
+        sealed_floor: Floor, capsys: pytest.CaptureFixture[str]) -> None:
+    from pipeline.ingest.steps import restore_archive
+
+    rebuilt = sealed_floor.root / "rebuilt.duckdb"
+    assert restore_archive(sealed_floor.archive, rebuilt) == 84
+    status, out = verify(capsys, "--warehouse", str(rebuilt),
+                         "--public-key", str(sealed_floor.public))
+    assert status == 0, out
+    assert "84 sealed events in 2 tables: intact" in out and "not yet sealed" not in out
