@@ -38,7 +38,7 @@ def tree_root(leaves: Sequence[bytes]) -> bytes:
     prefix = NODE_PREFIX
     while len(level) > 1:
         paired = [sha(prefix + left + right).digest()
-                  for left, right in zip(level[0::2], level[1::2])]
+                  for left, right in zip(level[0::2], level[1::2], strict=False)]  # odd: rises
         if len(level) % 2:
             paired.append(level[-1])
         level = paired
