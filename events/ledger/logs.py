@@ -2,7 +2,8 @@
 
 - SQLite log: tables ``seals`` (body, signature) and ``seal_leaves`` in the same file.
 - JSON Lines log: the side file ``<name>.seals.jsonl`` (one seal a line, with its leaves).
-- Kafka (topic ``uth.seals``): not supported yet; asking for it raises :class:`LogError`.
+- Kafka: the topic ``uth.seals`` on the same brokers (one partition), keyed by the events'
+  topic, one message per chunk of a seal's leaves.
 
 A log's events are read once, pseudonymized as the ingest does, decoded by the contract
 decoder (a line that is not a valid event is a dead letter, outside the ledger), and the
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
+import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
@@ -31,8 +33,9 @@ from events.ledger.canonical import LEAF_PREFIX, canonical_events
 from events.ledger.compare import StoredEvent
 from events.ledger.keys import signature_valid
 from events.ledger.seal import LeafRow, SealRecord, make_seal
-from events.logs.base import Cursor, EventLog, LogError, LogWriteError
+from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_all
 from events.logs.jsonl import JsonlLog
+from events.logs.kafka import KafkaLog
 from events.logs.sqlite import SqliteLog
 from events.privacy import needs_scrub, scrub
 from events.schemas import Event
@@ -76,7 +79,7 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
     tables: dict[str, list[StoredEvent]] = defaultdict(list)
     seen: set[str] = set()
     sha = hashlib.sha256
-    for partitions, offsets, values in _batches(log, end, batch):
+    for partitions, offsets, values in _batches(log, ledger.end, batch):
         # players only as pseudonyms, as the ingest stores them (one search of the batch)
         if _REF_MARK in b"\n".join(values):
             values = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
@@ -114,8 +117,10 @@ Batch = tuple[Sequence[int], Sequence[int], Sequence[bytes]]  # partitions, offs
 
 
 def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
-    """The log's records before ``end`` as columns. A SQLite log is read straight from its
-    table (no Record per row: the scan's own cost is what a benchmark should see)."""
+    """The log's records as columns, up to its end when the scan began; ``end`` is set to
+    the cursor just past the last record read (a broker may under-report its end). A SQLite
+    log is read straight from its table (no Record per row: the scan's own cost is what a
+    benchmark should see)."""
     if isinstance(log, SqliteLog):
         cursor = log.connection.execute(
             "SELECT pos, CAST(value AS BLOB) FROM events WHERE pos < ? ORDER BY pos",
@@ -124,11 +129,15 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
             offsets, values = zip(*rows, strict=True)
             yield [0] * len(rows), offsets, values
         return
+    bound = dict(end)
+    end.clear()
     for records in log.read(max_batch=batch):
-        if records[-1].offset >= end.get(records[-1].partition, 0):
-            records = [r for r in records if r.offset < end.get(r.partition, 0)]
+        if isinstance(log, JsonlLog) and records[-1].offset >= bound.get(0, 0):
+            # a file read while it grows: what was appended after the scan began waits
+            records = [r for r in records if r.offset < bound.get(0, 0)]
             if not records:
                 return
+        advance_all(end, records)
         yield (list(map(_PARTITION, records)), list(map(_OFFSET, records)),
                list(map(_VALUE, records)))
 
@@ -161,8 +170,10 @@ def read_seals(log: EventLog) -> list[SealRecord]:
                     "SELECT id, body, signature FROM seals ORDER BY id")]
     if isinstance(log, JsonlLog) and log.path is not None:
         return read_seal_lines(seals_path(log.path))
-    raise LogError(f"{log.describe()}: seals are kept beside SQLite and JSON Lines logs only "
-                   "(the Kafka topic uth.seals is not supported yet)")
+    if isinstance(log, KafkaLog):
+        return _read_kafka_seals(log)
+    raise LogError(f"{log.describe()}: seals are kept beside SQLite, JSON Lines and Kafka "
+                   "logs only")
 
 
 def read_seal_lines(path: Path) -> list[SealRecord]:
@@ -198,8 +209,69 @@ def write_seal(log: EventLog, seal: SealRecord) -> None:
     if isinstance(log, JsonlLog) and log.path is not None:
         append_seal_line(seals_path(log.path), seal)
         return
-    raise LogError(f"{log.describe()}: seals are kept beside SQLite and JSON Lines logs only "
-                   "(the Kafka topic uth.seals is not supported yet)")
+    if isinstance(log, KafkaLog):
+        _write_kafka_seal(log, seal)
+        return
+    raise LogError(f"{log.describe()}: seals are kept beside SQLite, JSON Lines and Kafka "
+                   "logs only")
+
+
+SEALS_TOPIC = "uth.seals"
+KAFKA_CHUNK = 2_000  # leaves per message (a message stays far below the broker's 1 MB)
+
+
+class _Part(msgspec.Struct, frozen=True):
+    part: int = 0
+    parts: int = 1
+
+
+def seals_log(log: KafkaLog) -> KafkaLog:
+    """The topic ``uth.seals`` on the events' brokers (one partition: seals stay in order),
+    keyed by the events' topic (several event topics may share it)."""
+    target = log.target
+    return KafkaLog(f"kafka://{','.join(target.servers)}/{SEALS_TOPIC}?partitions=1"
+                    f"&replication={target.replication}")
+
+
+def _write_kafka_seal(log: KafkaLog, seal: SealRecord) -> None:
+    """One message per chunk of leaves, each with the body and signature, in one batch;
+    a seal missing a chunk (a failed batch) is not read back as a seal."""
+    leaves = seal.leaves
+    parts = max(1, -(-len(leaves) // KAFKA_CHUNK))
+    items = []
+    for part in range(parts):
+        line = msgspec.json.decode(SealRecord(
+            seal.body, seal.signature,
+            leaves[part * KAFKA_CHUNK:(part + 1) * KAFKA_CHUNK]).to_line())
+        items.append((log.target.topic, msgspec.json.encode(
+            {**line, "part": part, "parts": parts})))
+    with seals_log(log) as topic:
+        topic.append(items)
+
+
+def _read_kafka_seals(log: KafkaLog) -> list[SealRecord]:
+    chunks: dict[bytes, list[tuple[_Part, SealRecord]]] = {}
+    with seals_log(log) as topic:
+        for batch in topic.read():
+            for record in batch:
+                if record.key != log.target.topic:
+                    continue
+                try:
+                    part = msgspec.json.decode(record.value, type=_Part)
+                    seal = SealRecord.from_line(record.value)
+                except ValueError:
+                    seal, part = SealRecord(record.value, b"", []), _Part()
+                chunks.setdefault(seal.body + seal.signature, []).append((part, seal))
+    out = []
+    for pieces in chunks.values():
+        by_part = {p.part: s for p, s in pieces}
+        parts = pieces[0][0].parts
+        if sorted(by_part) != list(range(parts)):
+            continue  # a seal whose batch did not all arrive was never stored
+        first = by_part[0]
+        out.append(SealRecord(first.body, first.signature,
+                              [r for i in range(parts) for r in by_part[i].leaves]))
+    return out
 
 
 def append_seal_line(path: Path, seal: SealRecord) -> None:

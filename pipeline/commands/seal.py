@@ -5,8 +5,8 @@
 Reads the log, builds each table's Merkle tree over its events (their canonical bytes,
 in the log's order; see docs/tamper-evidence.md), signs the heads (size, last ``seq``,
 root) with the Ed25519 private key and stores the seal beside the events: tables ``seals``
-and ``seal_leaves`` of a SQLite log, ``<name>.seals.jsonl`` beside a JSON Lines log (Kafka's
-``uth.seals`` topic is not supported yet). ``uth load`` copies it into the warehouse.
+and ``seal_leaves`` of a SQLite log, ``<name>.seals.jsonl`` beside a JSON Lines log, the
+topic ``uth.seals`` beside a Kafka topic. ``uth load`` copies it into the warehouse.
 
 A log whose sealed events no longer match its last seal is not sealed again (a new seal
 must never bless an altered record): run ``uth verify``.
@@ -25,7 +25,8 @@ from typing import Any
 def register(sub: Any) -> None:
     p = sub.add_parser("seal", help="sign a checkpoint of every table's events (tamper evidence)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--source", required=True, help="sqlite:///log.db or file.jsonl")
+    p.add_argument("--source", required=True,
+                   help="sqlite:///log.db, file.jsonl or kafka://host:port[/topic]")
     p.add_argument("--key", required=True, metavar="PREFIX",
                    help="the private key written by uth keygen")
     p.add_argument("--json", action="store_true", help="print the seal's body as JSON")

@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("verify", help="check stored events against their signed seals",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--source", help="sqlite:///log.db or file.jsonl")
+    where.add_argument("--source", help="sqlite:///log.db, file.jsonl or kafka://host:port/topic")
     where.add_argument("--warehouse", help="the DuckDB warehouse")
     where.add_argument("--archive", help="the Parquet archive directory")
     where.add_argument("--evidence", metavar="FILE", help="a hand's evidence document (JSON)")
