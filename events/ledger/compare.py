@@ -22,6 +22,7 @@ import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple
 
 import msgspec
@@ -29,8 +30,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from events.ledger.keys import signature_valid
 from events.ledger.merkle import tree_root
-from events.ledger.seal import LeafRow, SealBody, SealRecord
+from events.ledger.seal import LeafRow, SealBody, SealRecord, leaves_digest
 
+_LEAF = attrgetter("leaf")
 KINDS = ("altered", "deleted", "inserted", "forged", "moved")
 _DETAIL = {
     "altered": "contents differ from the sealed event",
@@ -128,14 +130,16 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         report.sealed_events += head.size
         sealed = leaves.get(table_id, [])
         before = [e for e in events if e.offset < through.get(e.partition, 0)]
-        hashes = [e.leaf for e in before]
-        if (len(before) == head.size and tree_root(hashes).hex() == head.root
-                and [r.leaf for r in sealed] == hashes):
+        hashes = list(map(_LEAF, before))
+        if (len(before) == head.size and leaves_digest(hashes) == head.leaves_sha256
+                and list(map(_LEAF, sealed)) == hashes):
             # the common case: the events before the seal's end are the sealed ones
             report.unsealed += _unsealed(table_id, [
                 e for e in events if e.offset >= through.get(e.partition, 0)])
             continue
-        if len(sealed) != head.size or tree_root([r.leaf for r in sealed]).hex() != head.root:
+        stored = [r.leaf for r in sealed]
+        if (len(sealed) != head.size or tree_root(stored).hex() != head.root
+                or leaves_digest(stored) != head.leaves_sha256):
             report.findings += _unlocalized(table_id, head.root, head.size, before)
             report.unsealed += _unsealed(table_id, [
                 e for e in events if e.offset >= through.get(e.partition, 0)])

@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
 
@@ -103,8 +104,11 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
         datas = canonical_events(events)
         leaves = [sha(LEAF_PREFIX + d).digest() for d in datas]
         stored = list(map(StoredEvent, map(_SEQ, events), ids, leaves, partitions, offsets))
-        for table_id, item in zip(map(_TABLE_ID, events), stored, strict=True):
-            tables[table_id].append(item)
+        at = 0
+        for table_id, run in groupby(map(_TABLE_ID, events)):  # a table's events come in runs
+            n = sum(1 for _ in run)
+            tables[table_id].extend(stored[at:at + n])
+            at += n
         if keep:
             for event_id, data in zip(ids, datas, strict=True):
                 if event_id in keep:

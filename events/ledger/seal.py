@@ -4,10 +4,10 @@ A seal's *body* is compact JSON (its bytes are what is signed, and are stored as
 the source log it seals, its number (1, 2, ... per source) and the SHA-256 of the previous
 seal's body (so a seal taken out of the middle is missed), the log's end when it was taken
 (``through``: the events before it are the sealed ones), the key's id, and for each table
-its tree's size, last ``seq`` and root. A seal is stored with the leaves it adds (each
-table's leaves since the previous seal, as ``[table, index, seq, event_id, leaf]``), so a
-verifier can name which event changed: the leaves are trusted only once they rebuild the
-signed roots.
+its tree's size, last ``seq``, root, and the SHA-256 of its leaves one after the other. A
+seal is stored with the leaves it adds (each table's leaves since the previous seal, as
+``[table, index, seq, event_id, leaf]``), so a verifier can name which event changed: the
+leaves are trusted only once they rebuild the signed roots.
 
 >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 >>> key = Ed25519PrivateKey.generate()
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -33,6 +35,7 @@ from events.ledger.keys import key_id
 from events.ledger.merkle import tree_root
 
 FORMAT = "uth-seal/1"
+_SEQ, _EVENT_ID, _LEAF = (attrgetter(n) for n in ("seq", "event_id", "leaf"))
 
 
 class Leaf(NamedTuple):
@@ -59,6 +62,9 @@ class TableHead(msgspec.Struct, frozen=True):
     size: int  # leaves in the tree
     last_seq: int  # the seq of its last leaf
     root: str  # hex
+    # SHA-256 of the leaves one after the other: what a verifier checks a whole table
+    # against in one hash call (the root is for proofs of single events)
+    leaves_sha256: str
 
 
 class SealBody(msgspec.Struct, frozen=True):
@@ -122,6 +128,10 @@ class _SealLine(msgspec.Struct, frozen=True):
     leaves: list[tuple[str, int, int, str, str]]
 
 
+def leaves_digest(leaves: Sequence[bytes]) -> str:
+    return hashlib.sha256(b"".join(leaves)).hexdigest()
+
+
 class SealRefused(ValueError):
     """Sealing again over sealed events that no longer match their seal."""
 
@@ -139,7 +149,7 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
     rows: list[LeafRow] = []
     for table_id in sorted(tables):
         leaves = tables[table_id]
-        hashes = [leaf.leaf for leaf in leaves]
+        hashes = list(map(_LEAF, leaves))
         old = before.head(table_id) if before is not None else None
         start = old.size if old is not None else 0
         if old is not None and (len(hashes) < start
@@ -149,9 +159,11 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
                 " no longer match it; run `uth verify` (nothing was sealed)")
         if not hashes:
             continue
-        heads.append(TableHead(table_id, len(hashes), leaves[-1].seq, tree_root(hashes).hex()))
-        rows.extend(LeafRow(table_id, i, leaves[i].seq, leaves[i].event_id, hashes[i])
-                    for i in range(start, len(hashes)))
+        heads.append(TableHead(table_id, len(hashes), leaves[-1].seq, tree_root(hashes).hex(),
+                               leaves_digest(hashes)))
+        added = leaves[start:]
+        rows.extend(map(LeafRow, repeat(table_id), range(start, len(hashes)),
+                        map(_SEQ, added), map(_EVENT_ID, added), hashes[start:]))
     if before is not None:  # a table the store no longer holds stays sealed as it was
         kept = {h.table_id for h in heads}
         missing = [h for h in before.tables if h.table_id not in kept]
