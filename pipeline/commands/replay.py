@@ -40,6 +40,7 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
     """The hand's events (once each, in ``seq`` order) and its table's ``TableOpened`` in
     force when the hand began (or None)."""
     from events.codec import decode_line
+    from events.privacy import needs_scrub, scrub
     from events.schemas import TableOpened
     from pipeline.commands.audit import read_batches
 
@@ -50,6 +51,8 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
         for position, raw in batch:
             if needle not in raw and b"TableOpened" not in raw:
                 continue
+            if needs_scrub(raw):  # players only as pseudonyms, as the ingest stores them
+                raw = scrub(raw, without_key="drop")
             ev = decode_line(raw, position)
             if isinstance(ev, TableOpened):
                 opened.append(ev)

@@ -114,3 +114,35 @@ def test_another_key_or_no_seal(sealed_floor: Floor, tmp_path: Path,
     assert doc["inclusion_proof"] is None and "no seal yet" in doc["inclusion_proof_missing"]
     status, out = _check(doc, tmp_path / "h1.json", sealed_floor.public, capsys)
     assert status == 1 and "not proved (events not yet sealed)" in out
+
+
+def test_a_hand_with_players_is_proved_under_their_pseudonyms(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log written with a player's identifier in clear (before any ingest): the proof and
+    the document both hold the pseudonym, as the ingest would store it, and agree."""
+    from events.ledger.keys import load_private
+    from events.ledger.logs import seal_log
+    from events.logs import open_log
+    from tests.pipeline import streams
+
+    monkeypatch.setenv("UTH_PSEUDONYM_KEY", "a-long-test-secret-of-the-casino")
+    private, public = generate(tmp_path / "k")
+    lines = []
+    for line in streams.floor_lines():
+        if b'"hand_id":"H1","seq":3,' in line or (b'"H1"' in line and b"HandStarted" in line):
+            event = json.loads(line)
+            event["payload"]["player_refs"] = {"1": "loyalty-card-0042"}
+            line = json.dumps(event).encode()
+        lines.append(line)
+    log_path = tmp_path / "raw.jsonl"
+    log_path.write_bytes(b"".join(line + b"\n" for line in lines))
+    assert b"loyalty-card-0042" in log_path.read_bytes()
+    with open_log(str(log_path)) as log:
+        seal_log(log, load_private(private))
+    capsys.readouterr()
+    assert main(["replay", "H1", "--source", str(log_path), "--json"]) == 0
+    text = capsys.readouterr().out
+    assert "loyalty-card-0042" not in text and "pr1_" in text
+    status, out = _check(json.loads(text), tmp_path / "h1.json", public, capsys)
+    assert status == 0, out
