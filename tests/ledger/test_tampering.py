@@ -118,3 +118,17 @@ def test_another_key_does_not_verify(sealed_floor: Floor, tmp_path: Path,
     assert "forged: seal 1" in out
     # with no seal it trusts, every event is listed as not yet sealed (T1 has 50)
     assert "T1 seq 0..49: 50 events not yet sealed" in out
+
+
+def test_events_of_a_table_the_seal_never_saw_are_inserted(
+        sealed_floor: Floor, capsys: pytest.CaptureFixture[str]) -> None:
+    """A whole new table slipped into the sealed part of the log is no new table."""
+    lines = sealed_floor.jsonl.read_bytes().splitlines()
+    event = json.loads(lines[5])
+    event.update(table_id="T9", event_id="00000000-0000-0000-0000-0000000000t9")
+    lines.insert(3, json.dumps(event).encode())
+    sealed_floor.jsonl.write_bytes(b"".join(line + b"\n" for line in lines))
+    status, out = verify(capsys, "--source", str(sealed_floor.jsonl),
+                         "--public-key", str(sealed_floor.public))
+    assert status == 1, out
+    assert re.search(r"^T9 seq \d+: inserted", out, re.M), out
