@@ -22,6 +22,7 @@ import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -32,7 +33,8 @@ from events.ledger.keys import signature_valid
 from events.ledger.merkle import tree_root
 from events.ledger.seal import LeafRow, SealBody, SealRecord, leaves_digest
 
-_LEAF = attrgetter("leaf")
+_LEAF, _OFFSET, _PARTITION = (attrgetter(n) for n in ("leaf", "offset", "partition"))
+_TABLE, _INDEX = attrgetter("table_id"), attrgetter("tree_index")
 KINDS = ("altered", "deleted", "inserted", "forged", "moved")
 _DETAIL = {
     "altered": "contents differ from the sealed event",
@@ -134,13 +136,12 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
             continue
         report.sealed_events += head.size
         sealed = leaves.get(table_id, [])[:head.size]
-        before = [e for e in events if e.offset < through.get(e.partition, 0)]
+        before, after = _split(events, through)
         hashes = list(map(_LEAF, before))
         if (len(before) == head.size and leaves_digest(hashes) == head.leaves_sha256
                 and list(map(_LEAF, sealed)) == hashes):
             # the common case: the events before the seal's end are the sealed ones
-            report.unsealed += _unsealed(table_id, [
-                e for e in events if e.offset >= through.get(e.partition, 0)])
+            report.unsealed += _unsealed(table_id, after)
             continue
         stored = [r.leaf for r in sealed]
         if (len(sealed) != head.size or tree_root(stored).hex() != head.root
@@ -158,6 +159,18 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         report.unsealed += _unsealed(table_id, [e for e in events if e.offset >= through.get(
             e.partition, 0) and e.event_id not in ids])
     return report
+
+
+def _split(events: Sequence[StoredEvent], through: Mapping[int, int]
+           ) -> tuple[Sequence[StoredEvent], Sequence[StoredEvent]]:
+    """The events before the seal's end and those after it (a table's events are in one
+    partition, in offset order: one search; else one test per event)."""
+    partitions = set(map(_PARTITION, events))
+    if len(partitions) == 1:
+        cut = bisect.bisect_left(list(map(_OFFSET, events)), through.get(partitions.pop(), 0))
+        return events[:cut], events[cut:]
+    return ([e for e in events if e.offset < through.get(e.partition, 0)],
+            [e for e in events if e.offset >= through.get(e.partition, 0)])
 
 
 def _unsealed(table_id: str, events: Sequence[StoredEvent]) -> list[Unsealed]:
@@ -198,17 +211,20 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
 
 
 def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, list[LeafRow]]:
-    """Each table's leaves stored with the seals, in tree order (a leaf out of place or
-    missing ends the table's list there: the signed root then names it altered)."""
+    """Each table's leaves stored with the seals, in tree order (a run of leaves out of
+    place ends the table's list there: the signed root then names it altered)."""
     rows: dict[str, list[LeafRow]] = defaultdict(list)
     broken: set[str] = set()
     for record, _ in valid:
-        for row in record.leaves:
-            table = rows[row.table_id]
-            if row.tree_index == len(table) and row.table_id not in broken:
-                table.append(row)
-            elif row.tree_index > len(table):
-                broken.add(row.table_id)
+        for table_id, run in groupby(record.leaves, key=_TABLE):
+            items = list(run)
+            table = rows[table_id]
+            if table_id in broken:
+                continue
+            if list(map(_INDEX, items)) == list(range(len(table), len(table) + len(items))):
+                table.extend(items)
+            else:
+                broken.add(table_id)
     return rows
 
 
