@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
@@ -103,7 +104,8 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
             seen.update(ids)
         datas = canonical_events(events)
         leaves = [sha(LEAF_PREFIX + d).digest() for d in datas]
-        stored = list(map(StoredEvent, map(_SEQ, events), ids, leaves, partitions, offsets))
+        stored = list(map(_NEW_STORED, zip(map(_SEQ, events), ids, leaves, partitions,
+                                           offsets, strict=True)))
         at = 0
         for table_id, run in groupby(map(_TABLE_ID, events)):  # a table's events come in runs
             n = sum(1 for _ in run)
@@ -148,6 +150,8 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
 
 _VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
 _EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
+# a named tuple made from a plain one in C (its class's __new__ is a Python function)
+_NEW_STORED = partial(tuple.__new__, StoredEvent)
 _REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from functools import partial
 from itertools import repeat
 from operator import attrgetter
 from typing import NamedTuple, Protocol
@@ -95,6 +96,10 @@ class LeafRow(NamedTuple):
     leaf: bytes
 
 
+# a named tuple made from a plain one in C (its class's __new__ is a Python function)
+_NEW_ROW = partial(tuple.__new__, LeafRow)
+
+
 class SealRecord(msgspec.Struct, frozen=True):
     """A seal as stored: the body's exact bytes, its signature, the leaves it adds."""
 
@@ -162,8 +167,9 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
         heads.append(TableHead(table_id, len(hashes), leaves[-1].seq, tree_root(hashes).hex(),
                                leaves_digest(hashes)))
         added = leaves[start:]
-        rows.extend(map(LeafRow, repeat(table_id), range(start, len(hashes)),
-                        map(_SEQ, added), map(_EVENT_ID, added), hashes[start:]))
+        rows.extend(map(_NEW_ROW, zip(repeat(table_id), range(start, len(hashes)),
+                                      map(_SEQ, added), map(_EVENT_ID, added),
+                                      hashes[start:])))
     if before is not None:  # a table the store no longer holds stays sealed as it was
         kept = {h.table_id for h in heads}
         missing = [h for h in before.tables if h.table_id not in kept]
