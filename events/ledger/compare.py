@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import attrgetter
-from typing import NamedTuple
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -32,8 +31,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from events.ledger.keys import signature_valid
 from events.ledger.merkle import tree_root
 from events.ledger.seal import LeafRow, SealBody, SealRecord, leaves_digest
+from events.ledger.stored import StoredEvent, columns
 
-_LEAF, _OFFSET, _PARTITION = (attrgetter(n) for n in ("leaf", "offset", "partition"))
+_LEAF = attrgetter("leaf")
 _TABLE, _INDEX = attrgetter("table_id"), attrgetter("tree_index")
 KINDS = ("altered", "deleted", "inserted", "forged", "moved")
 _DETAIL = {
@@ -43,16 +43,6 @@ _DETAIL = {
     "forged": "another event stands in place of the sealed one",
     "moved": "sealed event found at another place in the order",
 }
-
-
-class StoredEvent(NamedTuple):
-    """One event as a store holds it: where it sits in its log, and its leaf hash."""
-
-    seq: int
-    event_id: str
-    leaf: bytes
-    partition: int
-    offset: int
 
 
 @dataclass(frozen=True)
@@ -136,16 +126,16 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
             continue
         report.sealed_events += head.size
         sealed = leaves.get(table_id, [])[:head.size]
-        before, after = _split(events, through)
-        hashes = list(map(_LEAF, before))
-        if (len(before) == head.size and leaves_digest(hashes) == head.leaves_sha256
-                and list(map(_LEAF, sealed)) == hashes):
+        hashes, after = _split(events, through)
+        if (len(hashes) == head.size and leaves_digest(hashes) == head.leaves_sha256
+                and list(map(_LEAF, sealed)) == list(hashes)):
             # the common case: the events before the seal's end are the sealed ones
             report.unsealed += _unsealed(table_id, after)
             continue
         stored = [r.leaf for r in sealed]
         if (len(sealed) != head.size or tree_root(stored).hex() != head.root
                 or leaves_digest(stored) != head.leaves_sha256):
+            before = [e for e in events if e.offset < through.get(e.partition, 0)]
             report.findings += _unlocalized(table_id, head.root, head.size, before)
             report.unsealed += _unsealed(table_id, [
                 e for e in events if e.offset >= through.get(e.partition, 0)])
@@ -162,14 +152,15 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
 
 
 def _split(events: Sequence[StoredEvent], through: Mapping[int, int]
-           ) -> tuple[Sequence[StoredEvent], Sequence[StoredEvent]]:
-    """The events before the seal's end and those after it (a table's events are in one
-    partition, in offset order: one search; else one test per event)."""
-    partitions = set(map(_PARTITION, events))
-    if len(partitions) == 1:
-        cut = bisect.bisect_left(list(map(_OFFSET, events)), through.get(partitions.pop(), 0))
-        return events[:cut], events[cut:]
-    return ([e for e in events if e.offset < through.get(e.partition, 0)],
+           ) -> tuple[Sequence[bytes], Sequence[StoredEvent]]:
+    """The leaves of the events before the seal's end, and the events after it (a table's
+    events are in one partition, in offset order: one search; else one test per event)."""
+    partitions, offsets, leaves = columns(events)
+    found = set(partitions)
+    if len(found) == 1:
+        cut = bisect.bisect_left(offsets, through.get(found.pop(), 0))
+        return leaves[:cut], events[cut:]
+    return ([e.leaf for e in events if e.offset < through.get(e.partition, 0)],
             [e for e in events if e.offset >= through.get(e.partition, 0)])
 
 

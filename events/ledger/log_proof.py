@@ -9,6 +9,7 @@ from typing import Any
 from events.ledger.logs import read_seals, scan
 from events.ledger.proof import build_proof
 from events.ledger.seal import SealRecord
+from events.ledger.stored import TableEvents
 from events.logs.base import EventLog
 
 
@@ -35,7 +36,7 @@ def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, A
     size = head.size if head is not None else 0
     through = seal.parsed().through_cursor()
     ledger = scan(log, keep=set(event_ids))
-    table = ledger.tables.get(table_id, [])
+    table = ledger.tables.get(table_id) or TableEvents()
     sealed = [e for e in table if e.offset < through.get(e.partition, 0)][:size]
     index = {e.event_id: i for i, e in enumerate(sealed)}
     entries = []

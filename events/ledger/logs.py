@@ -19,7 +19,6 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
@@ -32,9 +31,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 
 from events.codec import Rejection, decode_records
 from events.ledger.canonical import LEAF_PREFIX, canonical_events
-from events.ledger.compare import StoredEvent
 from events.ledger.keys import signature_valid
 from events.ledger.seal import LeafRow, SealRecord, make_seal
+from events.ledger.stored import TableEvents
 from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_all
 from events.logs.jsonl import JsonlLog
 from events.logs.kafka import KafkaLog
@@ -57,7 +56,7 @@ class LogLedger:
     """A log's events as its tables' leaves, read up to ``end``."""
 
     end: Cursor
-    tables: dict[str, list[StoredEvent]] = field(default_factory=dict)
+    tables: dict[str, TableEvents] = field(default_factory=dict)
     # the canonical bytes of the events asked for, by event_id
     kept: dict[str, bytes] = field(default_factory=dict)
 
@@ -78,7 +77,7 @@ def scan(log: EventLog, *, keep: Collection[str] = (), batch: int = 20_000) -> L
 def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
     end = log.end()
     ledger = LogLedger(dict(end))
-    tables: dict[str, list[StoredEvent]] = defaultdict(list)
+    tables: dict[str, TableEvents] = defaultdict(TableEvents)
     seen: set[str] = set()
     sha = hashlib.sha256
     for partitions, offsets, values in _batches(log, ledger.end, batch):
@@ -104,13 +103,14 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
             seen.update(ids)
         datas = canonical_events(events)
         leaves = [sha(LEAF_PREFIX + d).digest() for d in datas]
-        stored = list(map(_NEW_STORED, zip(map(_SEQ, events), ids, leaves, partitions,
-                                           offsets, strict=True)))
+        seqs = list(map(_SEQ, events))
         at = 0
         for table_id, run in groupby(map(_TABLE_ID, events)):  # a table's events come in runs
             n = sum(1 for _ in run)
-            tables[table_id].extend(stored[at:at + n])
-            at += n
+            upto = at + n
+            tables[table_id].extend(seqs[at:upto], ids[at:upto], leaves[at:upto],
+                                    partitions[at:upto], offsets[at:upto])
+            at = upto
         if keep:
             for event_id, data in zip(ids, datas, strict=True):
                 if event_id in keep:
@@ -150,8 +150,6 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
 
 _VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
 _EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
-# a named tuple made from a plain one in C (its class's __new__ is a Python function)
-_NEW_STORED = partial(tuple.__new__, StoredEvent)
 _REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
 
 

@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from events.ledger.keys import key_id
 from events.ledger.merkle import tree_root
+from events.ledger.stored import TableEvents
 
 FORMAT = "uth-seal/1"
 _SEQ, _EVENT_ID, _LEAF = (attrgetter(n) for n in ("seq", "event_id", "leaf"))
@@ -137,6 +138,13 @@ def leaves_digest(leaves: Sequence[bytes]) -> str:
     return hashlib.sha256(b"".join(leaves)).hexdigest()
 
 
+def _columns(leaves: Sequence[HasLeaf]) -> tuple[list[int], list[str], list[bytes]]:
+    """(seqs, event_ids, leaves): a store's table's own lists, or read off each event."""
+    if isinstance(leaves, TableEvents):
+        return leaves.seqs, leaves.event_ids, leaves.leaves
+    return list(map(_SEQ, leaves)), list(map(_EVENT_ID, leaves)), list(map(_LEAF, leaves))
+
+
 class SealRefused(ValueError):
     """Sealing again over sealed events that no longer match their seal."""
 
@@ -153,23 +161,20 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
     heads: list[TableHead] = []
     rows: list[LeafRow] = []
     for table_id in sorted(tables):
-        leaves = tables[table_id]
-        hashes = list(map(_LEAF, leaves))
+        seqs, ids, hashes = _columns(tables[table_id])
         old = before.head(table_id) if before is not None else None
         start = old.size if old is not None else 0
         if old is not None and (len(hashes) < start
-                                or tree_root(hashes[:start]).hex() != old.root):
+                                or leaves_digest(hashes[:start]) != old.leaves_sha256):
             raise SealRefused(
                 f"table {table_id}: the events sealed by seal {before.number if before else 0}"
                 " no longer match it; run `uth verify` (nothing was sealed)")
         if not hashes:
             continue
-        heads.append(TableHead(table_id, len(hashes), leaves[-1].seq, tree_root(hashes).hex(),
+        heads.append(TableHead(table_id, len(hashes), seqs[-1], tree_root(hashes).hex(),
                                leaves_digest(hashes)))
-        added = leaves[start:]
         rows.extend(map(_NEW_ROW, zip(repeat(table_id), range(start, len(hashes)),
-                                      map(_SEQ, added), map(_EVENT_ID, added),
-                                      hashes[start:])))
+                                      seqs[start:], ids[start:], hashes[start:])))
     if before is not None:  # a table the store no longer holds stays sealed as it was
         kept = {h.table_id for h in heads}
         missing = [h for h in before.tables if h.table_id not in kept]

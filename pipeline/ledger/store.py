@@ -20,9 +20,10 @@ import pyarrow as pa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from events.ledger.canonical import canonical_columns, leaf_hash
-from events.ledger.compare import StoredEvent, VerifyReport, verify_store
+from events.ledger.compare import VerifyReport, verify_store
 from events.ledger.logs import read_seals
 from events.ledger.seal import LeafRow, SealRecord
+from events.ledger.stored import StoredEvent
 from events.logs import Cursor, EventLog
 from pipeline.ingest.transforms import parse_cursor
 from pipeline.warehouse import Connection, reading, writing

@@ -77,7 +77,7 @@ def _rows(seqs: list[int]) -> list[LeafRow]:
 
 
 def _stored(rows: list[LeafRow]) -> list[object]:
-    from events.ledger.compare import StoredEvent
+    from events.ledger.stored import StoredEvent
 
     return [StoredEvent(r.seq, r.event_id, r.leaf, 0, k) for k, r in enumerate(rows, 1)]
 
