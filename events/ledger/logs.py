@@ -93,8 +93,11 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
         events: list[Event] = decoded  # type: ignore[assignment]
         ids = list(map(_EVENT_ID, events))
         if len(set(ids)) != len(ids) or not seen.isdisjoint(ids):
-            first = [i for i, event_id in enumerate(ids)
-                     if event_id not in seen and not seen.add(event_id)]  # type: ignore[func-returns-value]
+            first = []  # a redelivered copy is no leaf: the first copy of an event stands
+            for i, event_id in enumerate(ids):
+                if event_id not in seen:
+                    seen.add(event_id)
+                    first.append(i)
             partitions = [partitions[i] for i in first]
             offsets = [offsets[i] for i in first]
             events = [events[i] for i in first]
