@@ -307,7 +307,9 @@ def write_seal_lines(path: Path, seals: list[SealRecord]) -> None:
 
 def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
              ) -> SealRecord:
-    """Seal every table of ``log`` as it is now and store the seal beside it.
+    """Seal every table of ``log`` as it is now and store the seal beside it; when no
+    table has a new event since the last seal, that seal is returned and nothing stored
+    (a load after each of which the graph seals adds no empty seals).
 
     Raises :class:`events.ledger.seal.SealRefused` when sealed events no longer match the
     last seal (nothing is sealed then)."""
@@ -315,6 +317,9 @@ def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
     previous = last_seal(read_seals(log), key.public_key())
     seal = make_seal(log.describe(), ledger.tables, ledger.end, previous, key,
                      sealed_at or utc_now())
+    if previous is not None and not seal.leaves and previous.parsed().tables == \
+            seal.parsed().tables:
+        return previous
     write_seal(log, seal)
     return seal
 

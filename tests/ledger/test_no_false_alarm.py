@@ -47,8 +47,11 @@ def test_events_after_the_seal_are_not_yet_sealed(sealed_floor: Floor, store: st
 
 def test_sealing_again_covers_the_new_events_only(sealed_floor: Floor,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    _append(sealed_floor, _later_lines())
     url = f"sqlite:///{sealed_floor.db}"
+    assert main(["seal", "--source", url, "--key", str(sealed_floor.key)]) == 0
+    with open_log(url) as log:
+        assert len(read_seals(log)) == 1  # nothing new: no second, empty seal
+    _append(sealed_floor, _later_lines())
     assert main(["seal", "--source", url, "--key", str(sealed_floor.key)]) == 0
     with open_log(url) as log:
         seals = read_seals(log)
