@@ -99,6 +99,13 @@ TABLES: dict[str, str] = {
         updated_at TIMESTAMP""",
     "dead_letters": """
         source VARCHAR, position VARCHAR, reason VARCHAR, raw VARCHAR, loaded_at TIMESTAMP""",
+    # the seals of the sources loaded (events.ledger), copied from their logs, and the
+    # leaves each adds: what `uth verify --warehouse` checks the events against
+    "seals": """
+        source VARCHAR, number BIGINT, digest VARCHAR, body BLOB, signature BLOB""",
+    "seal_leaves": """
+        source VARCHAR, seal_digest VARCHAR, table_id VARCHAR, tree_index BIGINT, seq BIGINT,
+        event_id VARCHAR, leaf BLOB""",
 }
 
 # Work queues between the assets (schema ``pending``): a row says "recompute this key".

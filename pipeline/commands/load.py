@@ -34,6 +34,9 @@ def register(sub: Any) -> None:
     p.add_argument("--from-archive", default="", metavar="DIR",
                    help="first restore the events of this Parquet archive (rebuilding a lost "
                         "warehouse), then load as usual")
+    p.add_argument("--seal-key", default="", metavar="PREFIX",
+                   help="after the load, seal the log with this private key (uth keygen) "
+                        "and copy the seal into the warehouse")
     p.add_argument("--rebuild-rollups", action="store_true",
                    help="rebuild every rollup key, not only those touched")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -67,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _progress(args.quiet)
     resources = {
-        "source": EventSource(url=args.source, batch_size=args.batch_size),
+        "source": EventSource(url=args.source, batch_size=args.batch_size,
+                              seal_key=args.seal_key),
         "warehouse": Warehouse(path=args.warehouse, gaming_day_start=args.gaming_day_start,
                                archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk,
                                audit_workers=args.audit_workers),

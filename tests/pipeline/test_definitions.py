@@ -24,9 +24,13 @@ def test_definitions_load() -> None:
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == {
         "events", "dead_letters", "load_positions", "events_archive", "hands", "wagers",
         "audit_findings", "table_hold_daily", "trips_performance", "trips_hits",
-        "dealer_performance", "player_ratings", "player_alerts", "player_alert_dealers"}
+        "dealer_performance", "player_ratings", "player_alerts", "player_alert_dealers",
+        "seals"}
     assert {k.to_user_string() for k in graph.asset_keys_for_group("players")} == {
         "player_ratings", "player_alerts", "player_alert_dealers"}
+    # the archive is written after the seals are copied, so it holds them with its events
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("events_archive")).parent_keys
+            } == {"events", "seals"}
     assert {k.to_user_string() for k in graph.asset_keys_for_group("analytics")} == {
         "table_hold_daily", "trips_performance", "trips_hits", "dealer_performance"}
     upstream = graph.get(dg.AssetKey("table_hold_daily")).parent_keys
