@@ -6,30 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from events.ledger.logs import read_seals, scan
+from events.ledger.logs import last_seal, read_seals, scan
 from events.ledger.proof import build_proof
-from events.ledger.seal import SealRecord
 from events.ledger.stored import TableEvents
 from events.logs.base import EventLog
 
 
-def latest_seal(seals: Sequence[SealRecord]) -> SealRecord | None:
-    """The highest-numbered readable seal (the verifier checks its signature; the proof is
-    built without the public key)."""
-    best: tuple[int, SealRecord] | None = None
-    for seal in seals:
-        try:
-            body = seal.parsed()
-        except ValueError:
-            continue
-        if (best is None or body.number > best[0]):
-            best = (body.number, seal)
-    return best[1] if best else None
-
-
 def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, Any] | str:
     """The proof of ``event_ids`` (events of ``table_id``), or why there is none."""
-    seal = latest_seal(read_seals(log))
+    seal = last_seal(read_seals(log), None)
     if seal is None:
         return f"{log.describe()} has no seal yet (run `uth seal`)"
     head = seal.parsed().head(table_id)

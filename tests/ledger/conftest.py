@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,26 +14,7 @@ from events.ledger.keys import generate, load_private
 from events.ledger.logs import seal_log
 from events.logs import open_log
 from tests.pipeline import streams
-
-
-def materialize(source: str | Path, warehouse: str | Path, seal_key: str = "",
-                **config: Any) -> Any:
-    """The whole asset graph in-process (what ``uth load`` runs)."""
-    import dagster as dg
-
-    from pipeline.definitions import ASSETS, CHECKS
-    from pipeline.ingest.resources import EventSource, Warehouse
-
-    batch_size = config.pop("batch_size", 100_000)
-    resources = {"source": EventSource(url=str(source), batch_size=batch_size,
-                                       seal_key=seal_key),
-                 "warehouse": Warehouse(path=str(warehouse), **config)}
-    with dg.DagsterInstance.ephemeral() as instance:
-        result = dg.materialize([*ASSETS, *CHECKS], resources=resources, instance=instance,
-                                run_config={"loggers": {"console": {"config": {
-                                    "log_level": "ERROR"}}}})
-    assert result.success
-    return result
+from tests.pipeline.conftest import materialize
 
 
 def table_of(line: bytes) -> str:
