@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from events.codec_reasons import explain_json, explain_validation, json_kind
 from events.identifiers import envelope_problem, identifiers_valid
@@ -163,17 +164,22 @@ def keys_once(items: list[bytes], events: Sequence[Any]) -> bool:
 
     Counted, not parsed: a line's colons are its keys plus the colons inside its strings.
     Re-encoding a decoded event writes each key once (payload defaults left out, unknown
-    fields dropped) and the same strings, so a line with no ``\\u`` escape (which could
-    hide a colon) has exactly as many colons as its re-encoding when it repeats no key,
-    holds no unknown field and writes out no default, and more otherwise. Only the lines
-    of a batch whose counts differ are parsed, to tell these apart."""
+    fields dropped) and the same strings, so lines with no ``\\u`` escape (which could
+    hide a colon) have exactly as many colons as their re-encoding when none repeats a
+    key, holds an unknown field or writes out a default, and more otherwise. The batch is
+    re-encoded in one call; only the lines of a batch whose counts differ are parsed."""
     raw = b"\n".join(items)
-    if b"\\u" not in raw and raw.count(b":") == b"".join(map(_encode, events)).count(b":"):
+    escaped = b"\\" in raw and b"\\u" in raw  # one memchr in the common case
+    if not escaped and _colons(raw) == _colons(_encode(events)):
         return True
     return all(
         (b"\\u" not in data and data.count(b":") == _encode(event).count(b":"))
         or repeated_key(data) is None
         for data, event in zip(items, events, strict=True))
+
+
+def _colons(data: bytes) -> int:
+    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x3A))
 
 
 def repeated_key(data: bytes) -> str | None:

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Sequence
 from operator import attrgetter
+
+import numpy as np
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ENVELOPE_IDS = (attrgetter("event_id"), attrgetter("table_id"))
+_HAND_ID = attrgetter("hand_id")
 
 
 def identifier_problem(text: str) -> str | None:
@@ -53,15 +56,15 @@ def envelope_problem(event: object) -> tuple[str, str] | None:
     return None
 
 
-def identifiers_valid(events: Iterable[object]) -> bool:
-    """True when every envelope identifier of ``events`` keeps the rules: one search of
+def identifiers_valid(events: Sequence[object]) -> bool:
+    """True when every envelope identifier of ``events`` keeps the rules: one test of
     their concatenation (a control character in any of them is one in it) and, only when
     some are not ASCII, the NFC test of each."""
-    items = events if isinstance(events, list) else list(events)
-    hands = "".join(filter(None, map(attrgetter("hand_id"), items)))
-    joined = "".join(["".join(map(get, items)) for get in _ENVELOPE_IDS]) + hands
+    hands = "".join(filter(None, map(_HAND_ID, events)))
+    joined = "".join(["".join(map(get, events)) for get in _ENVELOPE_IDS]) + hands
+    if joined.isascii():  # the common case: ASCII, NFC by nature; controls found by NumPy
+        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        return not bool(((codes < 0x20) | (codes == 0x7F)).any())
     if _CONTROL.search(joined) is not None:
         return False
-    if joined.isascii():
-        return True
-    return all(envelope_problem(e) is None for e in items)
+    return all(envelope_problem(e) is None for e in events)
