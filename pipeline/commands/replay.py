@@ -3,13 +3,16 @@
     uth replay T03-00000042 --source floor.jsonl
     uth replay T03-00000042 --source sqlite:///floor.db --at 12     # the state after event 12
     uth replay T03-00000042 --source kafka://broker:9092 --json > evidence.json
+    uth replay T03-00000042 --source floor.jsonl --html evidence.html   # a printable sheet
 
 Each event in order (cards as glyphs, bets, each decision), with the finding it raised;
 then the dealer's hand and whether it qualifies, each seat's hand named, and for every
 wager the correct settlement beside the recorded one; disputes with their verdict; and the
 verdict on the hand. ``--json`` writes the same as an evidence document (the events
 included, with their SHA-256) to archive with a dispute. ``--at N`` stops after event N and
-shows what each party could see then.
+shows what each party could see then. ``--html FILE`` also writes the same document as a
+printable page (cards drawn, the verdict per wager, every event with its log position and
+SHA-256), self-contained, to FILE.
 
 Exit status: 0 when the hand was found, 1 when it is not in the source, 2 when the source
 cannot be read.
@@ -31,6 +34,8 @@ def register(sub: Any) -> None:
                    help="file.jsonl, sqlite:///log.db or kafka://host:port[/topic]")
     p.add_argument("--at", type=int, metavar="N", help="stop after event N of the hand")
     p.add_argument("--json", action="store_true", help="write the evidence document (JSON)")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write the evidence as a printable HTML sheet to FILE")
     p.set_defaults(func=run)
 
 
@@ -76,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     context = [opened] if opened is not None else []
     doc = evidence([*context, *events], at=args.at)
+    if args.html:
+        try:
+            write_html(doc, args.source, args.hand_id, args.html)
+        except (LogError, OSError) as exc:
+            print(f"uth replay: cannot write {args.html}: {exc}", file=sys.stderr)
+            return 2
     if args.json:
         sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     else:
@@ -83,3 +94,14 @@ def run(args: argparse.Namespace) -> int:
         if args.at is not None:
             sys.stdout.write(visible_text(doc))
     return 0
+
+
+def write_html(doc: dict[str, Any], source: str, hand_id: str, path: str) -> None:
+    """The printable sheet, with each event's position in ``source``."""
+    from pathlib import Path
+
+    from events.evidence_html import render_html
+    from pipeline.hand_source import collect
+
+    found = collect(source, [hand_id]).get(hand_id)
+    Path(path).write_text(render_html(doc, found.positions if found else {}), encoding="utf-8")
