@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from dashboards import connection, hand_queries
+from dashboards import connection, dispute_queries, hand_queries
 
 # connecting (dashboards.connection) and the audit page's SQL (dashboards.hand_queries)
 WarehouseUnavailable = connection.WarehouseUnavailable
@@ -33,6 +33,9 @@ hand_findings = hand_queries.hand_findings
 hand_wagers = hand_queries.hand_wagers
 latest_day = hand_queries.latest_day
 table_opened_before = hand_queries.table_opened_before
+DISPUTES_LIMIT = dispute_queries.DISPUTES_LIMIT
+disputes = dispute_queries.disputes
+dispute_totals = dispute_queries.dispute_totals
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",

@@ -15,6 +15,7 @@ PAGES = [
     st.Page("app_pages/trips.py", title="Trips", icon=":material/target:"),
     st.Page("app_pages/hand_audit.py", title="Hand audit", icon=":material/search:"),
     st.Page("app_pages/findings.py", title="Findings", icon=":material/report:"),
+    st.Page("app_pages/disputes.py", title="Disputes", icon=":material/gavel:"),
     st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:"),
 ]
 

@@ -168,5 +168,10 @@ if not hand_findings.empty:
 st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
                    file_name=f"evidence-{chosen}.json", mime="application/json",
                    key="audit_download")
+printable = evidence.sheet(doc, events_df)
+if printable is not None:
+    st.download_button("Download evidence sheet (HTML, printable)", data=printable,
+                       file_name=f"evidence-{chosen}.html", mime="text/html",
+                       key="audit_download_html")
 if "auditor_error" in doc:
     st.caption(f"The auditor's replay is not included: {ui.md(doc['auditor_error'])}")

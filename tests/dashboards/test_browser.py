@@ -24,6 +24,7 @@ PAGES = [
     ("hand_audit?hand_id=H1", "Hand audit", ".uth-card"),
     ("findings", "Findings", '[data-testid="stDataFrame"]'),
     ("dealers", "Dealers", '[data-testid="stDataFrame"]'),
+    ("disputes", "Disputes", '[data-testid="stDataFrame"]'),
 ]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
@@ -81,6 +82,17 @@ def test_every_page_in_chromium(browser, server: Server, tmp_path: Path) -> None
     page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)
     assert page.locator(".uth-card").count() >= 9  # board 5, dealer 2, seat 2
     page.get_by_role("button", name="Download evidence (JSON)").wait_for(timeout=120_000)
+    with page.expect_download(timeout=120_000) as sheet:
+        page.get_by_role("button", name="Download evidence sheet (HTML, printable)").click()
+    printable = Path(sheet.value.path()).read_text(encoding="utf-8")
+    assert "Evidence: hand H1" in printable and "it matches" in printable
+    # a dispute opens its hand in the audit page
+    page.goto(f"{server.url}/disputes", wait_until="domcontentloaded")
+    page.get_by_text("Open queue, oldest first (1)").wait_for(timeout=120_000)
+    page.get_by_role("button", name="Open in hand audit").click(timeout=120_000)
+    page.get_by_role("heading", name="Hand audit", exact=True).wait_for(timeout=120_000)
+    page.get_by_text("Hand H2", exact=True).wait_for(timeout=120_000)
+    assert "hand_id=H2" in page.url  # the hand-made warehouse's one dispute
     assert not problems, problems
     assert all(s.stat().st_size > 10_000 for s in shots)
     print(f"screenshots: {tmp_path}")
