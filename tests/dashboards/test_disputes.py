@@ -89,3 +89,14 @@ def test_hand_audit_sheet_carries_the_warehouse_positions(loaded: tuple[Path, Pa
     assert page is not None and "Evidence: hand T1-A" in page and "it matches" in page
     for event_id, position in zip(events_df["event_id"], events_df["position"], strict=True):
         assert event_id in page and f"floor.jsonl:{position}</td>" in page
+
+
+def test_simulated_floor_query_equals_uth_disputes(simulated_warehouse: Path) -> None:
+    log = simulated_warehouse.parent / "events.jsonl"
+    with duckdb.connect(str(simulated_warehouse), read_only=True) as con:
+        rows = queries.disputes(con)
+    expected = cli_disputes(str(log))
+    assert expected, "the simulated floor has disputes"
+    key = ("hand_id", "seat", "status", "owed", "adjustment")
+    assert sorted(tuple(r[k] for k in key) for r in rows.to_dict("records")) == sorted(
+        tuple(r[k] for k in key) for r in expected)
