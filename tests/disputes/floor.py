@@ -51,8 +51,8 @@ def disputed_seat(spec: HandSpec) -> int:
     return _won(spec)[0]
 
 
-def events() -> list[dict[str, Any]]:
-    table = Table("T1", start="2026-11-29T21:00:00")
+def events(start: str = "2026-11-29T21:00:00") -> list[dict[str, Any]]:
+    table = Table("T1", start=start)
     table.open(currency="USD")
     hands = specs()
     for spec in hands:
@@ -66,8 +66,8 @@ def events() -> list[dict[str, Any]]:
     return table.events
 
 
-def write(path: Path) -> Path:
-    path.write_bytes(b"\n".join(encode_lines(events())) + b"\n")
+def write(path: Path, start: str = "2026-11-29T21:00:00") -> Path:
+    path.write_bytes(b"\n".join(encode_lines(events(start))) + b"\n")
     return path
 
 
