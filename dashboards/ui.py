@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboards import queries
 from dashboards.format import money
+from events.localtime import LocalTimeError, to_local
 
 ENV_VAR = "UTH_WAREHOUSE"
 
@@ -43,6 +44,9 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
             yield con
     except queries.WarehouseUnavailable as exc:
         st.info(str(exc))
+        st.stop()
+    except LocalTimeError as exc:  # UTH_TIMEZONE, UTH_SHIFTS: the casino's settings
+        st.warning(f"{exc}. Fix the setting and restart `uth dashboards`.")
         st.stop()
     except duckdb.Error as exc:
         st.warning(f"The warehouse `{path}` could not be read: {str(exc).splitlines()[0]}")
@@ -94,6 +98,14 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
     cols = st.columns(len(items))
     for col, (label, value, help_text) in zip(cols, items, strict=True):
         col.metric(label, value, help=help_text)
+
+
+def local(value: Any, zone: str) -> Any:
+    """A stored (UTC) time, or a contract time string, as wall time in ``zone``; a missing
+    value stays missing."""
+    if not known(value):
+        return value
+    return to_local(value, zone)
 
 
 def known(value: Any) -> bool:

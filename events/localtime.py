@@ -137,10 +137,13 @@ def shift_of(minute_of_day: int, configured: Sequence[Shift]) -> str:
 
 
 def labels(configured: Sequence[Shift]) -> dict[str, str]:
-    """Shift name -> ``name HH:MM-HH:MM``."""
-    ordered = sorted(configured, key=lambda s: s.start)
-    return {s.name: f"{s.name} {clock(s.start)}-{clock(ordered[(i + 1) % len(ordered)].start)}"
-            for i, s in enumerate(ordered)}
+    """Shift name -> ``name HH:MM-HH:MM`` (each to the next start), in the given order."""
+    starts = sorted(s.start for s in configured)
+
+    def end(start: int) -> int:
+        return next((x for x in starts if x > start), starts[0])
+
+    return {s.name: f"{s.name} {clock(s.start)}-{clock(end(s.start))}" for s in configured}
 
 
 def to_local(value: datetime | str, zone: str | None = None) -> datetime:
@@ -150,3 +153,10 @@ def to_local(value: datetime | str, zone: str | None = None) -> datetime:
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(ZoneInfo(zone or zone_name())).replace(tzinfo=None)
+
+
+def to_utc(local: datetime, zone: str | None = None) -> datetime:
+    """A local wall time (naive) as naive UTC, as the warehouse stores times (an hour that
+    occurs twice when the clocks go back is taken the first time)."""
+    aware = local.replace(tzinfo=ZoneInfo(zone or zone_name()))
+    return aware.astimezone(UTC).replace(tzinfo=None)

@@ -13,11 +13,12 @@ st.title("Disputes")
 st.caption("Owed: what the house owes the player on the hand by the auditor's replay (the "
            "correct net minus the recorded net for the seat, before any adjustment); "
            "negative when the player was overpaid. A resolved dispute's adjustment is right "
-           "when it equals what was owed.")
+           "when it equals what was owed. Times are local to the casino (`UTH_TIMEZONE`).")
 
 with ui.warehouse("events", "wagers") as con:
     totals = queries.dispute_totals(con)
     rows = queries.disputes(con)
+    tz = queries.zone(con)
 
 if rows.empty:
     st.success("No disputes in the warehouse.")
@@ -54,7 +55,7 @@ if waiting.empty:
 else:
     queue = pd.DataFrame({
         "Hand": links(waiting["hand_id"]),
-        "Opened": [moment(v) for v in waiting["opened_at"]],
+        "Opened": [moment(ui.local(v, tz)) for v in waiting["opened_at"]],
         "Table": waiting["table_id"], "Dealer": waiting["dealer_id"], "Seat": waiting["seat"],
         "Claim": waiting["claim"],
         "Owed": ui.money_column(waiting, "owed"),
@@ -77,8 +78,8 @@ else:
         done["adjustment_correct"], done["owed"], done["currency"], strict=True)]
     resolved = pd.DataFrame({
         "Hand": links(done["hand_id"]),
-        "Opened": [moment(v) for v in done["opened_at"]],
-        "Resolved": [moment(v) for v in done["resolved_at"]],
+        "Opened": [moment(ui.local(v, tz)) for v in done["opened_at"]],
+        "Resolved": [moment(ui.local(v, tz)) for v in done["resolved_at"]],
         "Table": done["table_id"], "Dealer": done["dealer_id"], "Seat": done["seat"],
         "Claim": done["claim"], "Resolution": done["resolution"],
         "Adjustment": ui.money_column(done, "adjustment"),

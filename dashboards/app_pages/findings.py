@@ -9,11 +9,11 @@ from dashboards import queries, ui
 from dashboards.format import count, moment, money
 
 st.title("Findings")
-st.caption("Overpaid: the player received more than the correct settlement; underpaid: less. "
-           "Shifts are the three eight-hour thirds of the gaming day, by when the finding "
-           "occurred.")
-
 with ui.warehouse("audit_findings", "table_hold_daily") as con:
+    st.caption("Overpaid: the player received more than the correct settlement; underpaid: "
+               "less. Shifts (`UTH_SHIFTS`, else the three eight-hour thirds of the gaming "
+               "day) by when the finding occurred; times are local to "
+               f"{ui.md(queries.zone(con))}.")
     opts = queries.findings_options(con)
     if opts.first_day is None:
         st.success("No findings in the warehouse: every audited hand was settled correctly.")
