@@ -116,12 +116,12 @@ def positions(events: pd.DataFrame) -> dict[str, str]:
         if p is not None and p == p}
 
 
-def sheet(doc: dict[str, Any], events: pd.DataFrame) -> str | None:
+def sheet(doc: dict[str, Any], events: pd.DataFrame, zone: str | None = None) -> str | None:
     """The printable HTML evidence sheet of the auditor's document (None without it)."""
     from events.evidence_html import render_html
 
     auditor = doc.get("auditor")
-    return render_html(auditor, positions(events)) if auditor else None
+    return render_html(auditor, positions(events), zone) if auditor else None
 
 
 def to_json(doc: dict[str, Any]) -> str:

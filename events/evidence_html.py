@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from events.audit_settle import outcome_words
+from events.localtime import check_zone, to_local, zone_name
 from events.rules import money
 from events.schemas import decode_event, encode_event
 
@@ -111,7 +112,17 @@ def _settlement(doc: Mapping[str, Any], cur: str) -> str:
                   marks) + f"<ul>{''.join(verdicts)}</ul>")
 
 
-def _steps(doc: Mapping[str, Any], positions: Mapping[str, str]) -> str:
+def _when(text: Any, zone: str) -> str:
+    if zone == "UTC" or not isinstance(text, str):
+        return _e(text)
+    try:
+        local = to_local(text, zone).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    except ValueError:
+        return _e(text)
+    return f"{_e(local)}<br><small>{_e(text)}</small>"
+
+
+def _steps(doc: Mapping[str, Any], positions: Mapping[str, str], zone: str) -> str:
     raw_of = {str(r.get("event_id")): r for r in doc.get("events") or []}
     cells = []
     for step in doc.get("steps") or []:
@@ -123,15 +134,19 @@ def _steps(doc: Mapping[str, Any], positions: Mapping[str, str]) -> str:
         found = "".join(f"<br><b>! {_e(f['kind'])}</b>: {_e(f['detail'])}"
                         for f in step.get("findings") or [])
         cells.append([_e(step["n"]), _e(step["seq"]), _e(positions.get(eid, "—")),
-                      _e(step["occurred_at"]), _e(step["type"]), _e(step["text"]) + found,
+                      _when(step["occurred_at"], zone), _e(step["type"]), _e(step["text"]) + found,
                       f"<code>{_e(eid)}</code><br><code>{_e(digest)}</code>"])
-    return _rows(cells, ["#", "Seq", "Log position", "Time (UTC)", "Event", "What happened",
+    when = "Time (UTC)" if zone == "UTC" else f"Time ({_e(zone)}; UTC below)"
+    return _rows(cells, ["#", "Seq", "Log position", when, "Event", "What happened",
                          "Event id / SHA-256"])
 
 
-def render_html(doc: Mapping[str, Any], positions: Mapping[str, str] | None = None) -> str:
+def render_html(doc: Mapping[str, Any], positions: Mapping[str, str] | None = None,
+                zone: str | None = None) -> str:
     """The printable sheet of an evidence document; ``positions`` maps an event id to
-    where it sits in the log (a line number, a partition and offset)."""
+    where it sits in the log (a line number, a partition and offset). Event times are
+    shown in ``zone`` (``UTH_TIMEZONE`` by default) beside the contract's UTC."""
+    zone = zone_name() if zone is None else check_zone(zone)
     rules = doc.get("rules") or {}
     cur = str(rules.get("currency") or "")
     title = f"Evidence: hand {_e(doc.get('hand_id'))}"
@@ -163,7 +178,7 @@ def render_html(doc: Mapping[str, Any], positions: Mapping[str, str] | None = No
                          _e(f.get("detail"))] for f in findings],
                        ["Kind", "Seat", "Spot", "Detail"]) if findings else "<p>None.</p>")
     parts.append(f"<h2>Every event ({_e(doc.get('event_count'))})</h2>")
-    parts.append(_steps(doc, positions or {}))
+    parts.append(_steps(doc, positions or {}, zone))
     checked = ("recomputed from the events above: it matches" if digest_matches(doc)
                else "<b>does NOT match the events above</b>")
     parts.append(f"<h2>Digests</h2><p>SHA-256 of the hand's events (each event's canonical "

@@ -173,7 +173,7 @@ if not hand_findings.empty:
 st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
                    file_name=f"evidence-{chosen}.json", mime="application/json",
                    key="audit_download")
-printable = evidence.sheet(doc, events_df)
+printable = evidence.sheet(doc, events_df, tz)
 if printable is not None:
     st.download_button("Download evidence sheet (HTML, printable)", data=printable,
                        file_name=f"evidence-{chosen}.html", mime="text/html",

@@ -8,7 +8,8 @@ Each disputed hand is replayed from its events (the evidence ``uth replay`` show
 dispute gets ``owed``: the cents the house owes the player on that hand (the correct net
 minus the recorded net for the seat; negative when the player was overpaid, 0 when the
 hand was paid right), and for a resolved one ``adjustment_correct``: whether its
-adjustment equals ``owed``. ``--json`` writes the fields ``hand_id``, ``table_id``,
+adjustment equals ``owed``. Times are shown in ``UTH_TIMEZONE`` (default UTC); ``--json``
+keeps the contract's UTC times. ``--json`` writes the fields ``hand_id``, ``table_id``,
 ``seat``, ``dealer_id``, ``claim``, ``opened_at``, ``status`` (open or resolved),
 ``resolution``, ``adjustment``, ``owed`` and ``adjustment_correct``, one object per line.
 
@@ -71,6 +72,12 @@ def _money(cents: int | None) -> str:
     return "-" if cents is None else money(cents)
 
 
+def _when(text: str | None, zone: str) -> str:
+    from events.localtime import to_local
+
+    return to_local(text, zone).strftime("%Y-%m-%d %H:%M:%S") if text else "-"
+
+
 def _checked(row: dict[str, Any]) -> str:
     if row["status"] == "open":
         return "open"
@@ -86,15 +93,19 @@ def write_text(rows: list[dict[str, Any]], out: IO[str], open_only: bool = False
     out.write(f"{len(rows):,} dispute{'s' if len(rows) != 1 else ''}: {opened:,} open, "
               f"{len(rows) - opened:,} resolved"
               + (f" ({wrong:,} with a wrong adjustment)" if wrong else "") + ".\n\n")
+    from events.localtime import zone_name
+
+    zone = zone_name()
     header = (f"{'status':<8} {'hand':<16} {'table':<8} {'seat':>4} {'dealer':<8} "
-              f"{'opened':<24} {'owed':>10} {'adjusted':>10} {'check':<7}  claim / resolution")
+              f"{'opened (' + zone + ')':<24} {'owed':>10} {'adjusted':>10} {'check':<7}  "
+              "claim / resolution")
     out.write(header + "\n" + "-" * len(header) + "\n")
     for r in rows:
         text = r["claim"] or ""
         if r["resolution"]:
             text += f" / {r['resolution']}"
         out.write(f"{r['status']:<8} {r['hand_id'] or '-':<16} {r['table_id'] or '-':<8} "
-                  f"{r['seat']:>4} {r['dealer_id'] or '-':<8} {r['opened_at'] or '-':<24} "
+                  f"{r['seat']:>4} {r['dealer_id'] or '-':<8} {_when(r['opened_at'], zone):<24} "
                   f"{_money(r['owed']):>10} {_money(r['adjustment']):>10} {_checked(r):<7}  "
                   f"{text}\n")
     out.write("\nowed: what the house owes the player on the hand (correct net minus recorded; "

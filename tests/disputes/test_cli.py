@@ -71,3 +71,13 @@ def test_a_log_without_disputes_and_an_unreadable_one(tmp_path: Path, capsys) ->
     assert capsys.readouterr().out == "No disputes in this log.\n"
     assert main(["disputes", "--source", str(tmp_path / "missing.jsonl")]) == 2
     assert "uth disputes:" in capsys.readouterr().err
+
+
+def test_text_times_are_local(log: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UTH_TIMEZONE", "America/Toronto")
+    assert main(["disputes", "--source", str(log), "--open"]) == 0
+    out = capsys.readouterr().out
+    assert "opened (America/Toronto)" in out
+    assert " 2026-11-29 16:01:32 " in out  # 21:01:32 UTC
+    rows = run_json(capsys, "--source", str(log), "--open")
+    assert rows[0]["opened_at"] == "2026-11-29T21:01:32.000Z"  # JSON keeps the contract's

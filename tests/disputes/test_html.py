@@ -82,3 +82,13 @@ def test_a_tampered_document_is_told() -> None:
     doc["events"][1]["payload"]["amount"] += 100
     assert not digest_matches(doc)
     assert "does NOT match" in render_html(doc)
+
+
+def test_times_on_the_casino_clock(log: Path, tmp_path: Path, capsys,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UTH_TIMEZONE", "America/Toronto")
+    page = sheet(log, tmp_path, "T1-A", capsys)
+    assert "Time (America/Toronto; UTC below)" in page
+    first = json.loads(hand_lines(log, "T1-A")[0][1])["occurred_at"]
+    assert first == "2026-11-29T21:00:01.000Z"
+    assert f"2026-11-29 16:00:01.000<br><small>{first}</small>" in page

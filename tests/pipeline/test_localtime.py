@@ -113,3 +113,15 @@ def test_to_local_across_daylight_saving() -> None:
     assert localtime.to_local("2026-11-01T05:30:00Z", "America/Toronto").hour == 1
     assert localtime.to_local("2026-11-01T06:30:00Z", "America/Toronto").hour == 1
     assert localtime.to_local("2026-07-01T12:00:00Z", "America/Toronto").hour == 8
+
+
+def test_the_daily_rebuild_runs_on_the_casino_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dagster as dg
+
+    from pipeline.ingest.sensors import make_schedule
+
+    job = dg.define_asset_job("nothing", selection="nothing")
+    monkeypatch.setenv("UTH_TIMEZONE", "Europe/Paris")
+    schedule = make_schedule(job, "07:00")
+    assert (schedule.execution_timezone, schedule.cron_schedule) == ("Europe/Paris", "15 7 * * *")
+    assert make_schedule(job, "07:00", zone="UTC").execution_timezone == "UTC"
