@@ -24,6 +24,20 @@ class FoundHand:
     positions: dict[str, str] = field(default_factory=dict)  # event_id -> log position
 
 
+def hand_ids(source: str) -> list[str]:
+    """Every hand id the source names, in the order first seen (read, not decoded)."""
+    from pipeline.commands.audit import read_batches
+
+    out: dict[str, None] = {}
+    for batch in read_batches(source):
+        for _position, raw in batch:
+            m = _HAND_ID.search(raw)
+            text = _text(m.group(1)) if m is not None else None
+            if text is not None:
+                out.setdefault(text, None)
+    return list(out)
+
+
 def disputed_hand_ids(source: str) -> list[str]:
     """Ids of the hands that a ``DisputeOpened`` or ``DisputeResolved`` names, in the
     order first seen."""

@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth replay: {exc}", file=sys.stderr)
         return 2
     if not events:
-        print(f"uth replay: hand {args.hand_id} is not in {args.source}", file=sys.stderr)
+        print(f"uth replay: hand {args.hand_id} is not in {args.source}"
+              + suggestion(args.source, args.hand_id), file=sys.stderr)
         return 1
     context = [opened] if opened is not None else []
     doc = evidence([*context, *events], at=args.at)
@@ -105,3 +106,13 @@ def write_html(doc: dict[str, Any], source: str, hand_id: str, path: str) -> Non
 
     found = collect(source, [hand_id]).get(hand_id)
     Path(path).write_text(render_html(doc, found.positions if found else {}), encoding="utf-8")
+
+
+def suggestion(source: str, hand_id: str) -> str:
+    """``; did you mean ...?`` naming the source's hand ids nearest ``hand_id``, or ``""``."""
+    import difflib
+
+    from pipeline.hand_source import hand_ids
+
+    near = difflib.get_close_matches(hand_id, hand_ids(source), n=5, cutoff=0.6)
+    return f"; did you mean {', '.join(near)}?" if near else ""
