@@ -100,6 +100,19 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
         col.metric(label, value, help=help_text)
 
 
+def table(name: str, data: Any, **kwargs: Any) -> None:
+    """``st.dataframe`` with a button beside it downloading the same rows as CSV
+    (``<name>.csv``; the table as shown, its colours aside)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)  # a file name, whatever the data says
+    st.dataframe(data, **kwargs)
+    frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
+    n = len(frame)
+    st.download_button(f"Download as CSV ({n:,} row{'s' if n != 1 else ''})",
+                       frame.to_csv(index=False),
+                       file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+                       icon=":material/download:")
+
+
 def local(value: Any, zone: str) -> Any:
     """A stored (UTC) time, or a contract time string, as wall time in ``zone``; a missing
     value stays missing."""

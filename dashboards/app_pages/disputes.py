@@ -60,9 +60,7 @@ else:
         "Claim": waiting["claim"],
         "Owed": ui.money_column(waiting, "owed"),
     })
-    st.dataframe(queue, hide_index=True, width="stretch", column_config=LINK)
-    st.download_button("Download the open queue (CSV)", queue.to_csv(index=False),
-                       file_name="disputes-open.csv", mime="text/csv", key="disputes_open_csv")
+    ui.table("disputes-open", queue, hide_index=True, width="stretch", column_config=LINK)
 
 st.subheader(f"Resolved, latest first ({count(len(done))})")
 if done.empty:
@@ -86,11 +84,8 @@ else:
         "Owed": ui.money_column(done, "owed"),
         "Adjustment checked": marks,
     })
-    st.dataframe(ui.highlight_rows(resolved, [m.startswith("✗") for m in marks]),
-                 hide_index=True, width="stretch", column_config=LINK)
-    st.download_button("Download resolved disputes (CSV)", resolved.to_csv(index=False),
-                       file_name="disputes-resolved.csv", mime="text/csv",
-                       key="disputes_resolved_csv")
+    ui.table("disputes-resolved", ui.highlight_rows(resolved, [m.startswith("✗") for m in marks]),
+             hide_index=True, width="stretch", column_config=LINK)
 
 labels = {i: f"{r['hand_id']} · seat {r['seat']} · {r['status']} · {r['claim']}"
           for i, r in rows.iterrows()}

@@ -87,4 +87,5 @@ shown = pd.DataFrame({
     "Hands": [count(v) for v in rows["hands"]],
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
 })
-st.dataframe(ui.highlight_rows(shown, rows["outside"]), hide_index=True, width="stretch")
+ui.table("floor-table-days", ui.highlight_rows(shown, rows["outside"]), hide_index=True,
+         width="stretch")

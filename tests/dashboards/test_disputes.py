@@ -62,7 +62,7 @@ def test_page_open_queue_first_and_adjustments_checked(app, loaded: tuple[Path, 
     assert checked == {"T1-B": "✓ equals what was owed", "T1-C": "✓ equals what was owed",
                        "T1-D": "✗ owed -$7.00"}
     assert [b.label for b in at.get("download_button")] == [
-        "Download the open queue (CSV)", "Download resolved disputes (CSV)"]
+        "Download as CSV (1 row)", "Download as CSV (3 rows)"]
 
 
 def test_a_dispute_opens_its_hand_audit(app, loaded: tuple[Path, Path]) -> None:
