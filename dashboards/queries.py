@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from dashboards import connection, dispute_queries, hand_queries
+from dashboards import connection, dispute_queries, hand_queries, hold_queries
 from events import localtime
 from pipeline.warehouse import local_sql
 
@@ -38,6 +38,8 @@ table_opened_before = hand_queries.table_opened_before
 DISPUTES_LIMIT = dispute_queries.DISPUTES_LIMIT
 disputes = dispute_queries.disputes
 dispute_totals = dispute_queries.dispute_totals
+HOLD_GROUPS = hold_queries.HOLD_GROUPS
+PitsError = hold_queries.PitsError
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
@@ -359,3 +361,11 @@ def dealer_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     return _df(con, f"""SELECT dealer_id, gaming_day, hands, hours, hands_per_hour, mispays,
                mispay_net FROM dealer_performance {where} ORDER BY gaming_day, dealer_id""",
                params)
+
+
+def hold_report(con: duckdb.DuckDBPyConnection, by: str, day_from: date | None = None,
+                day_to: date | None = None) -> pd.DataFrame:
+    """Drop, handle and house win by table, pit, shift or week (see hold_queries)."""
+    start, tz = day_start(con), zone(con)
+    return hold_queries.hold_report(con, by, shift_sql("h.started_at", start, tz),
+                                    shift_sql("e.occurred_at", start, tz), day_from, day_to)

@@ -16,6 +16,7 @@ PAGES = [
     st.Page("app_pages/hand_audit.py", title="Hand audit", icon=":material/search:"),
     st.Page("app_pages/findings.py", title="Findings", icon=":material/report:"),
     st.Page("app_pages/disputes.py", title="Disputes", icon=":material/gavel:"),
+    st.Page("app_pages/hold.py", title="Hold report", icon=":material/table_chart:"),
     st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:"),
 ]
 

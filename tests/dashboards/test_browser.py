@@ -25,6 +25,7 @@ PAGES = [
     ("findings", "Findings", '[data-testid="stDataFrame"]'),
     ("dealers", "Dealers", '[data-testid="stDataFrame"]'),
     ("disputes", "Disputes", '[data-testid="stDataFrame"]'),
+    ("hold", "Hold report", '[data-testid="stDataFrame"]'),
 ]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
