@@ -232,12 +232,8 @@ def _follow(args: argparse.Namespace) -> int:
             return  # still published: the filters choose what this terminal shows
         if args.json:
             print(json.dumps(message), flush=True)
-        elif message.get("kind") == "dispute":
-            print(f"dispute {message['hand_id']} seat {message['seat']} "
-                  f"({message['status']}): {message['verdict']}", flush=True)
         else:
-            print(f"{message.get('kind')} {key}: {message.get('detail') or message.get('reason')}",
-                  flush=True)
+            print(follow_line(key, message), flush=True)
 
     with log:
         follower = FollowAuditor(log, sink, consumer=args.consumer, batch=args.batch,
@@ -246,8 +242,50 @@ def _follow(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"summary": summary}), flush=True)
     else:
-        print(f"stopped: {summary}", file=sys.stderr)
+        print(stop_sentence(summary), file=sys.stderr)
     return 0
+
+
+def follow_line(key: str, message: dict[str, Any]) -> str:
+    """One line of ``--follow`` as a person reads it: when (local time), table, dealer,
+    hand and seat, then what was found."""
+    from events.localtime import to_local, zone_name
+
+    when = message.get("occurred_at")
+    try:
+        stamp = to_local(when, zone_name()).strftime("%H:%M:%S") if when else "--:--:--"
+    except ValueError:
+        stamp = "--:--:--"
+    where = [f"table {message.get('table_id') or '-'}"]
+    if message.get("dealer_id"):
+        where.append(f"dealer {message['dealer_id']}")
+    if message.get("hand_id"):
+        where.append(f"hand {message['hand_id']}")
+    if message.get("seat") is not None:
+        where.append(f"seat {message['seat']}")
+    kind = message.get("kind")
+    if kind == "dispute":
+        what = f"dispute ({message.get('status')}): {message.get('verdict')}"
+    elif kind == "rejected":
+        what = f"rejected input at {message.get('position')}: {message.get('reason')}"
+    else:
+        what = f"{kind}: {message.get('detail') or message.get('reason') or key}"
+    return f"{stamp}  {', '.join(where)}  {what}"
+
+
+def stop_sentence(summary: dict[str, int]) -> str:
+    """What a stopped ``--follow`` did, in a sentence."""
+    def n(key: str, noun: str) -> str:
+        value = int(summary.get(key, 0))
+        return f"{value:,} {noun}{'' if value == 1 else 's'}"
+
+    return (f"uth audit stopped: audited {n('events', 'event')} in {n('hands', 'hand')}, "
+            f"found {n('findings', 'finding')}, rejected "
+            f"{n('rejected_events', 'input line')}, ignored "
+            f"{n('duplicates_ignored', 'redelivered event')}; published "
+            f"{n('published', 'message')} and committed the position "
+            f"{int(summary.get('commits', 0)):,} time"
+            f"{'' if summary.get('commits', 0) == 1 else 's'}.")
 
 
 class PublishOnce:
