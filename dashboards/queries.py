@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from dashboards import connection, dispute_queries, hand_queries, hold_queries
+from dashboards import connection, dispute_queries, hand_queries, hold_queries, live_queries
 from events import localtime
 from pipeline.warehouse import local_sql
 
@@ -39,6 +39,9 @@ DISPUTES_LIMIT = dispute_queries.DISPUTES_LIMIT
 disputes = dispute_queries.disputes
 dispute_totals = dispute_queries.dispute_totals
 HOLD_GROUPS = hold_queries.HOLD_GROUPS
+floor_clock = live_queries.floor_clock
+live_tables = live_queries.live_tables
+newest_findings = live_queries.newest_findings
 PitsError = hold_queries.PitsError
 
 TABLES = (
