@@ -57,8 +57,8 @@ else:
         "Hand": links(waiting["hand_id"]),
         "Opened": [moment(ui.local(v, tz)) for v in waiting["opened_at"]],
         "Table": waiting["table_id"], "Dealer": waiting["dealer_id"], "Seat": waiting["seat"],
-        "Claim": waiting["claim"],
         "Owed": ui.money_column(waiting, "owed"),
+        "Claim": waiting["claim"],
     })
     ui.table("disputes-open", queue, hide_index=True, width="stretch", column_config=LINK)
 
@@ -77,12 +77,12 @@ else:
     resolved = pd.DataFrame({
         "Hand": links(done["hand_id"]),
         "Opened": [moment(ui.local(v, tz)) for v in done["opened_at"]],
-        "Resolved": [moment(ui.local(v, tz)) for v in done["resolved_at"]],
         "Table": done["table_id"], "Dealer": done["dealer_id"], "Seat": done["seat"],
-        "Claim": done["claim"], "Resolution": done["resolution"],
-        "Adjustment": ui.money_column(done, "adjustment"),
         "Owed": ui.money_column(done, "owed"),
+        "Adjustment": ui.money_column(done, "adjustment"),
         "Adjustment checked": marks,
+        "Claim": done["claim"], "Resolution": done["resolution"],
+        "Resolved": [moment(ui.local(v, tz)) for v in done["resolved_at"]],
     })
     ui.table("disputes-resolved", ui.highlight_rows(resolved, [m.startswith("✗") for m in marks]),
              hide_index=True, width="stretch", column_config=LINK)
