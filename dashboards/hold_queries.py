@@ -1,8 +1,9 @@
 """The hold report's SQL (part of :mod:`dashboards.queries`, which re-exports it): drop,
-handle and house win by table, pit, shift or week, with the definitions of
-``table_hold_daily`` (pipeline/analytics/hold/transforms.py): hands settled or voided,
-handle of the settled hands, house win minus the recorded results of every wager, drop the
-``ChipsPurchased`` amounts. Grouped by table or week its figures add up to that table's.
+handle and house win by table, pit, shift or week. By table, pit or week they are sums of
+``table_hold_daily``; by shift they are computed from ``hands``, ``wagers`` and the
+``ChipsPurchased`` events with that table's definitions
+(pipeline/analytics/hold/transforms.py): hands settled or voided, handle of the settled
+hands, house win minus the recorded results of every wager, drop the buy-ins.
 
 - A pit is a set of tables: ``UTH_PITS`` (``main=T01,T02;high-limit=T03``); a table in
   none is in no pit.
@@ -53,6 +54,32 @@ def _pit_sql(column: str) -> tuple[str, list[Any]]:
                                  for x in (tables, name)]
 
 
+def _from_rollup(con: duckdb.DuckDBPyConnection, by: str, day_from: date | None,
+                 day_to: date | None) -> pd.DataFrame:
+    """By table, pit or week the daily rollup has every figure (and is small)."""
+    pit, pit_params = _pit_sql("table_id")
+    group = {"table": "table_id", "pit": pit,
+             "week": "CAST(date_trunc('week', gaming_day) AS DATE)::VARCHAR"}[by]
+    params = pit_params if by == "pit" else []
+    days, day_params = [], []
+    for op, value in ((">=", day_from), ("<=", day_to)):
+        if value is not None:
+            days.append(f"gaming_day {op} ?")
+            day_params.append(value)
+    where = ("WHERE " + " AND ".join(days)) if days else ""
+    return con.execute(f"""
+        SELECT "group", currency, hands, "drop", handle, house_win,
+               CASE WHEN "drop" > 0 THEN house_win / "drop" END AS hold_pct,
+               CASE WHEN handle > 0 THEN house_win / handle END AS win_to_handle_pct
+        FROM (SELECT "group", currency, sum(hands)::BIGINT AS hands,
+                     sum("drop")::BIGINT AS "drop", sum(handle)::BIGINT AS handle,
+                     sum(house_win)::BIGINT AS house_win
+              FROM (SELECT {group} AS "group", coalesce(currency, '') AS currency, hands,
+                           "drop", handle, house_win FROM table_hold_daily {where})
+              GROUP BY "group", currency)
+        ORDER BY "group" NULLS LAST, currency""", [*params, *day_params]).df()
+
+
 def hold_report(con: duckdb.DuckDBPyConnection, by: str, shift: tuple[str, list[Any]],
                 shift_drop: tuple[str, list[Any]], day_from: date | None = None,
                 day_to: date | None = None) -> pd.DataFrame:
@@ -61,6 +88,8 @@ def hold_report(con: duckdb.DuckDBPyConnection, by: str, shift: tuple[str, list[
     ``e.occurred_at`` (:func:`dashboards.queries.shift_sql`)."""
     if by not in HOLD_GROUPS:
         raise ValueError(f"group by one of {', '.join(HOLD_GROUPS)}")
+    if by != "shift":
+        return _from_rollup(con, by, day_from, day_to)
     pit_h, pit_h_params = _pit_sql("h.table_id")
     pit_e, pit_e_params = _pit_sql("e.table_id")
     group_h = {"table": ("h.table_id", []), "pit": (pit_h, pit_h_params), "shift": shift,
@@ -78,12 +107,15 @@ def hold_report(con: duckdb.DuckDBPyConnection, by: str, shift: tuple[str, list[
     WITH h AS (
         SELECT h.hand_id, h.table_id, h.currency, h.status, {group_h[0]} AS grp
         FROM hands h WHERE true{day_where.replace('gaming_day', 'h.gaming_day')}),
+    per_hand AS (  -- summed per hand before the join: a join of every wager costs more
+        SELECT hand_id, sum(amount) AS handle, -sum(coalesce(recorded_result, 0)) AS win
+        FROM wagers WHERE hand_id IN (SELECT hand_id FROM h) GROUP BY hand_id),
     plays AS (
         SELECT h.grp, coalesce(h.currency, '') AS currency,
-               count(DISTINCT h.hand_id) FILTER (h.status IN ('settled', 'voided')) AS hands,
-               coalesce(sum(w.amount) FILTER (h.status = 'settled'), 0) AS handle,
-               -coalesce(sum(w.recorded_result), 0) AS house_win
-        FROM h LEFT JOIN wagers w USING (hand_id) GROUP BY ALL),
+               count(*) FILTER (h.status IN ('settled', 'voided')) AS hands,
+               coalesce(sum(w.handle) FILTER (h.status = 'settled'), 0) AS handle,
+               coalesce(sum(w.win), 0) AS house_win
+        FROM h LEFT JOIN per_hand w USING (hand_id) GROUP BY ALL),
     currencies AS (SELECT table_id, min(currency) AS currency FROM hands GROUP BY ALL),
     drops AS (
         SELECT {group_e[0]} AS grp, coalesce(c.currency, '') AS currency,

@@ -16,8 +16,9 @@ st.caption("Owed: what the house owes the player on the hand by the auditor's re
            "when it equals what was owed. Times are local to the casino (`UTH_TIMEZONE`).")
 
 with ui.warehouse("events", "wagers") as con:
-    totals = queries.dispute_totals(con)
-    rows = queries.disputes(con)
+    every = queries.disputes(con, limit=None)
+    totals = queries.dispute_totals(con, every)
+    rows = every.head(queries.DISPUTES_LIMIT)
     tz = queries.zone(con)
 
 if rows.empty:
@@ -35,8 +36,8 @@ for cur, t in totals.set_index("currency").iterrows():
         ("Wrong adjustments", count(t["wrong"]),
          "Resolved disputes whose adjustment is not what the house owed"),
     ])
-if len(rows) >= queries.DISPUTES_LIMIT:
-    st.caption(f"The first {queries.DISPUTES_LIMIT:,} disputes shown.")
+if len(every) > len(rows):
+    st.caption(f"The first {len(rows):,} of {len(every):,} disputes shown.")
 
 
 def links(hands: pd.Series) -> list[str]:

@@ -60,18 +60,32 @@ def test_pits_and_shifts_share_out_the_floor(sim, monkeypatch: pytest.MonkeyPatc
         queries.hold_report(sim, "pit")
 
 
-def test_page_by_table(app, handmade_warehouse: Path) -> None:
+def test_page_by_table_and_shift(app, handmade_warehouse: Path) -> None:
     at = app(handmade_warehouse, "hold")
     no_failure(at)
     at.radio(key="hold_by").set_value("table").run()
     shown = at.dataframe[0].value.set_index("Table")
-    for table in ("T1", "T2", "T3"):
-        hands = {h[0] for h in warehouse_data.HANDS if h[1] == table}
-        wagers = [w for w in warehouse_data.WAGERS if w[0] in hands]
-        cur = next(h[3] for h in warehouse_data.HANDS if h[1] == table)
-        assert shown.loc[table, "Hands"] == str(len(hands))
-        assert shown.loc[table, "Handle"] == money(sum(w[3] for w in wagers), cur)
-        assert shown.loc[table, "House win"] == money(-sum(w[5] for w in wagers), cur)
+    for table in ("T1", "T2", "T3"):  # the rollup's rows
+        rows = [r for r in warehouse_data.HOLD if r[0] == table]
+        cur = rows[0][3]
+        assert shown.loc[table, "Hands"] == str(sum(r[4] for r in rows))
+        assert shown.loc[table, "Drop"] == money(sum(r[5] for r in rows), cur)
+        assert shown.loc[table, "House win"] == money(sum(r[7] for r in rows), cur)
+    at.radio(key="hold_by").set_value("shift").run()
+    no_failure(at)
+    shown = at.dataframe[0].value
+    # by shift, from the hands and wagers: H1 21:08 and H4 14:58 (swing), H2 12:00 (day),
+    # H3 02:28 (graveyard)
+    hands = {h[0]: h for h in warehouse_data.HANDS}
+    for shift, ids in (("day 06:00-14:00", ["H2"]), ("swing 14:00-22:00", ["H1", "H4"]),
+                       ("graveyard 22:00-06:00", ["H3"])):
+        wagers = [w for w in warehouse_data.WAGERS if w[0] in ids]
+        row = shown.loc[shown["Shift"] == shift]
+        assert list(row["Hands"]) == [str(len(ids))] or sorted(row["Currency"]) == sorted(
+            {hands[i][3] for i in ids})
+        assert sum(int(v) for v in row["Hands"]) == len(ids)
+        total = {c: -sum(w[5] for w in wagers if hands[w[0]][3] == c) for c in row["Currency"]}
+        assert sorted(row["House win"]) == sorted(money(v, c) for c, v in total.items())
 
 
 def test_page_pits(app, handmade_warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
