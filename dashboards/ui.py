@@ -73,7 +73,9 @@ def day_range(opts: queries.Options, key: str) -> tuple[date | None, date | None
         return None, None
     picked = st.sidebar.date_input(
         "Gaming days", value=(opts.first_day, opts.last_day), min_value=opts.first_day,
-        max_value=opts.last_day, key=key, help="A gaming day starts at 06:00.")
+        max_value=opts.last_day, key=key,
+        help="A gaming day starts at the warehouse's gaming-day start (06:00 unless it was "
+             "built with another), local time.")
     if isinstance(picked, (tuple, list)):
         first = picked[0] if picked else opts.first_day
         last = picked[1] if len(picked) > 1 else first
