@@ -65,6 +65,16 @@ def money(cents: Any, currency: str | None) -> str:
     return f"{sign}{symbol}{text}"
 
 
+def mispay_net(cents: Any, currency: str, mispays: Any) -> str:
+    """A dealer's mispays' net (+ overpaid): ``none`` without a mispay (no amount, and no
+    currency to give one in), cents when they span several currencies."""
+    if not _is_missing(mispays) and int(mispays) == 0:
+        return "none"
+    if currency == "mixed" and not _is_missing(cents):
+        return f"{int(cents):,} cents (several currencies)"
+    return money(cents, currency)
+
+
 def pct(fraction: Any, denominator: str | None, digits: int = 2) -> str:
     """``fraction`` (0..1) as a percentage naming its denominator: ``12.35% of drop``."""
     if _is_missing(fraction) or (isinstance(fraction, float) and math.isinf(fraction)):

@@ -46,7 +46,8 @@ PitsError = hold_queries.PitsError
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
-    "trips_hits", "dealer_performance",
+    "trips_hits", "dealer_performance", "player_ratings", "player_alerts",
+    "player_alert_dealers",
 )
 # The shifts of ``UTH_SHIFTS``, else three eight-hour shifts from the start of the gaming
 # day (``meta.gaming_day_start``, 06:00 unless the warehouse says otherwise); a finding's
@@ -92,6 +93,16 @@ def missing_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     present = {r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
     return [t for t in TABLES if t not in present]
+
+
+def sequence_conflicts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(events that reuse a seq of their table, tables with such events): many of them
+    mean two different floors (or table systems) were loaded into one warehouse."""
+    if "audit_findings" in missing_tables(con):
+        return 0, 0
+    row = con.execute("SELECT count(*), count(DISTINCT table_id) FROM audit_findings "
+                      "WHERE kind = 'sequence_conflict'").fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def hand_count(con: duckdb.DuckDBPyConnection) -> int:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboards.format import money
+from events.cards import DECK, glyph
 
 SUIT_GLYPHS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SPOTS = ("ante", "blind", "trips", "play")
@@ -128,7 +129,8 @@ def fold(events: Sequence[dict[str, Any]], upto: int) -> TableView:
 def describe(ev: dict[str, Any], currency: str) -> str:
     """One event as a sentence."""
     kind, p = ev.get("type"), ev.get("payload") or {}
-    cards = " ".join(str(c) for c in p.get("cards") or [])
+    # cards as a person reads them (A♥ 10♠), not as the contract codes them (Ah Ts)
+    cards = " ".join(glyph(str(c)) if str(c) in DECK else str(c) for c in p.get("cards") or [])
     if kind == "HandStarted":
         seats = ", ".join(str(s) for s in p.get("seats") or [])
         return f"Hand started by dealer {p.get('dealer_id')} with seats {seats}"

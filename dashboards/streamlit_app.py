@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-st.set_page_config(page_title="UTH floor", page_icon=":material/casino:", layout="wide")
+from dashboards.ui import favicon
+
+# the icon drawn here: a named or material icon would be fetched from the internet
+st.set_page_config(page_title="UTH floor", page_icon=favicon(), layout="wide")
 # metric values long enough to carry their currency and denominator ("16.74% of drop")
 st.markdown("<style>[data-testid='stMetricValue']{font-size:1.55rem}</style>",
             unsafe_allow_html=True)
@@ -19,6 +22,7 @@ PAGES = [
     st.Page("app_pages/disputes.py", title="Disputes", icon=":material/gavel:"),
     st.Page("app_pages/hold.py", title="Hold report", icon=":material/table_chart:"),
     st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:"),
+    st.Page("app_pages/players.py", title="Players", icon=":material/groups:"),
 ]
 
 st.navigation(PAGES).run()

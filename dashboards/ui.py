@@ -20,6 +20,20 @@ from events.localtime import LocalTimeError, to_local
 ENV_VAR = "UTH_WAREHOUSE"
 
 
+def favicon() -> Any:
+    """The pages' icon, a casino chip, drawn in the process: the floor has no internet."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((2, 2, 61, 61), fill=(21, 101, 52, 255))  # the felt's green
+    for k in range(8):  # the chip's edge spots
+        draw.pieslice((2, 2, 61, 61), k * 45 - 8, k * 45 + 8, fill=(245, 245, 240, 255))
+    draw.ellipse((14, 14, 49, 49), fill=(21, 101, 52, 255), outline=(245, 245, 240, 255),
+                 width=3)
+    return image
+
+
 def warehouse_path() -> str | None:
     return os.environ.get(ENV_VAR) or None
 
@@ -41,6 +55,15 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
                 st.info(f"The warehouse `{path}` has no hands loaded yet. Load events with "
                         "`uth load` (or try `uth simulate` first) and reload this page.")
                 st.stop()
+            conflicts, tables = queries.sequence_conflicts(con)
+            if conflicts:
+                st.warning(
+                    f"**{conflicts:,} events reuse a sequence number** another event of their "
+                    f"table already has, at {tables:,} tables. Were two different floors (or "
+                    "table systems) loaded into this warehouse? The first event of each "
+                    "number counts; the others stay in `events`, but no hand, rollup or "
+                    "replay uses them (Findings page, kind `sequence_conflict`).",
+                    icon=":material/warning:")
             yield con
     except queries.WarehouseUnavailable as exc:
         st.info(str(exc))
@@ -88,6 +111,24 @@ def multiselect(label: str, options: list[str], key: str) -> tuple[str, ...]:
         return ()
     picked = st.sidebar.multiselect(label, options, key=key, placeholder="All")
     return tuple(picked)
+
+
+LONG_TEXT = frozenset({"Why (auditor)", "Detail"})
+
+
+def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
+    """Column settings that give each column of ``df`` the width of its longest text (or
+    header: ``labels`` shortens a header without renaming the column), so no amount is
+    clipped (the grid's own sizing cut ``CA$10.00`` to ``CA$10.0`` in a wide table)."""
+    config: dict[str, Any] = {}
+    for column in df.columns:
+        header = labels.get(str(column), str(column))
+        if str(column) in LONG_TEXT:  # sentences: the room left, not their whole length
+            config[str(column)] = st.column_config.Column(header, width="large")
+            continue
+        longest = max([len(header), *(len(str(v)) for v in df[column])])
+        config[str(column)] = st.column_config.Column(header, width=8 * longest + 22)
+    return config
 
 
 def money_column(df: pd.DataFrame, column: str, currency: str = "currency") -> list[str]:

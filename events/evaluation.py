@@ -130,6 +130,33 @@ def _evaluate(cards: IntArray, width: int) -> npt.NDArray[np.int32]:
     return out
 
 
+@cache
+def _suit_bits() -> npt.NDArray[np.int64]:
+    """Per card, its rank's bit in its suit's 16-bit lane (the enumeration's suit masks)."""
+    cards = np.arange(52, dtype=np.int64)
+    out: npt.NDArray[np.int64] = np.left_shift(1, 16 * (cards & 3) + (cards >> 2))
+    return out
+
+
+def evaluate_split(left: IntArray, right: IntArray) -> npt.NDArray[np.int32]:
+    """Strengths of every left part (N, Q, a) with every right part (N, K, b) of the same
+    row, a + b = 7: (N, Q, K). Seven distinct cards' key and suit masks are the sums of
+    their parts', so each part is summed once, not each of the Q x K hands. A left and a
+    right part that share a card give a meaningless strength there, never an error."""
+    left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+    if left.shape[2] + right.shape[2] != 7 or left.shape[0] != right.shape[0]:
+        raise ValueError("the two parts must make seven cards, row by row")
+    key, bit = _eval_cache.tables().card_key, _suit_bits()
+    n, q, k = left.shape[0], left.shape[1], right.shape[1]
+    keys = (key[left].sum(axis=2)[:, :, None] + key[right].sum(axis=2)[:, None, :]).ravel()
+    masks = (bit[left].sum(axis=2)[:, :, None] + bit[right].sum(axis=2)[:, None, :]).ravel()
+    out = np.empty(keys.size, dtype=np.int32)
+    for start in range(0, keys.size, _CHUNK):
+        stop = start + _CHUNK
+        out[start:stop] = _strengths_from_keys(keys[start:stop], None, masks[start:stop])
+    return out.reshape(n, q, k)
+
+
 def evaluate7(cards: IntArray) -> npt.NDArray[np.int32]:
     """Strengths of the best five of seven cards, for an (N, 7) array of card indices.
 

@@ -239,12 +239,17 @@ def render(doc: dict[str, Any]) -> str:
         q = "qualifies" if d["qualifies"] else "does not qualify (needs a pair)"
         lines.append(f"Dealer: {d['glyphs']}  {d['hand']}  [{glyphs(d['best_five'])}]  {q}")
     lines.append(f"Board:  {doc['board_glyphs']}")
+    voided = doc["status"] == "voided"
     for seat in doc["seats"]:
-        name = seat["hand"] or "unknown"
-        state = "folded" if seat["folded"] else (f"raised {seat['raised']}" if seat["raised"]
-                                                 else "")
-        lines.append(f"Seat {seat['seat']}: {seat['hole_glyphs']}  {name}  "
-                     f"[{glyphs(seat['best_five'])}]  {state}")
+        raised = f"raised {seat['raised']}" if seat["raised"] else ""
+        if voided:  # no showdown: no hand to name, and nobody folded
+            name, state = "no showdown (the hand was voided)", raised
+        else:
+            name = seat["hand"] or "hand not known (cards missing)"
+            state = "folded" if seat["folded"] else raised
+        five = f"  [{glyphs(seat['best_five'])}]" if seat["best_five"] else ""
+        lines.append(f"Seat {seat['seat']}: {seat['hole_glyphs']}  {name}{five}"
+                     + (f"  {state}" if state else ""))
         for c in seat["settlement"]:
             correct = outcome_words(c["correct_outcome"], c["correct_amount"])
             recorded = outcome_words(c["recorded_outcome"], c["recorded_amount"])

@@ -204,8 +204,9 @@ def parse_ruleset(data: bytes | str, path: str | os.PathLike[str]) -> Ruleset:
 
 
 def _display(path: Path) -> str:
-    parts = path.parts
-    return str(Path(*parts[-2:])) if len(parts) >= 2 else str(path)
+    """The file as the operator named it (the whole path: a shortened one may name another
+    file), shown printable."""
+    return ascii(str(path))[1:-1] if not str(path).isprintable() else str(path)
 
 
 class _Parser:
@@ -236,6 +237,8 @@ class _Parser:
 
     def text(self, raw: Mapping[str, Any], key: str, default: str | None = None) -> str:
         value = raw.get(key, default)
+        if value is None:
+            raise self.fail(key, "missing: a non-empty string is required")
         if not isinstance(value, str) or not value.strip():
             raise self.fail(key, f"{value!r} must be a non-empty string")
         return value

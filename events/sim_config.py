@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from events.rulesets import Ruleset, known_rulesets, load_ruleset
-from events.sim_players import DEFAULT_PROFILE_WEIGHTS
+from events.sim_players import DEFAULT_PROFILE_WEIGHTS, PROFILES, split_profile
 from events.sim_table import TableSpec
 
 DEFAULT_START = "2026-11-29T18:00:00Z"
@@ -43,6 +43,9 @@ class SimConfig:
     start: str = DEFAULT_START
     profile_weights: tuple[float, ...] = DEFAULT_PROFILE_WEIGHTS
     batch_hands: int | None = None  # hands per table per batch (default by table count)
+    # players seated for the whole run, by profile: player i at table i % tables, seat
+    # i // tables + 1 (the other seats stay empty); None: players come and go
+    roster: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.tables < 1 or self.hands < 0:
@@ -53,6 +56,11 @@ class SimConfig:
         if self.pace is not None and self.pace <= 0:
             raise ValueError("pace must be a positive number of hands per hour")
         parse_start(self.start)
+        if self.roster is not None:
+            unknown = sorted({split_profile(p)[0] for p in self.roster} - set(PROFILES))
+            if unknown:
+                raise ValueError(f"unknown player profile {unknown[0]!r}: one of "
+                                 + ", ".join(PROFILES))
 
     @property
     def batch(self) -> int:
@@ -90,5 +98,9 @@ def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
             dealers=tuple(f"D{3 * i + k + 1:04d}" for k in range(3)),
             dealer_care=tuple(float(x) for x in rng.gamma(2.0, 0.5, 3)),
             opens_at=start + 1000 * int(rng.integers(0, stagger)),
+            roster=None if config.roster is None else config.roster[i::config.tables],
         ))
+        if specs[-1].roster is not None and len(specs[-1].roster or ()) > specs[-1].seats:
+            raise ValueError(f"the roster seats more players at {specs[-1].table_id} than "
+                             f"its {specs[-1].seats} seats")
     return specs

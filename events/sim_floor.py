@@ -162,6 +162,26 @@ class Floor:
             return self._chunk(([], empty, empty, empty, empty, empty), empty)
         return self._chunk(_concat(parts), np.array(tables, dtype=np.int64))
 
+    def player_truth(self) -> list[dict[str, Any]]:
+        """The roster's players (none when players come and go): table, seat, profile and
+        the dealer cards a hole-carder sees (``both``, ``first``, or null), and the only
+        dealer whose hands they see (null: every dealer's)."""
+        from events.sim_players import PROFILES
+
+        rows = []
+        for spec, sim in zip(self.specs, self.sims, strict=True):
+            if spec.roster is None:
+                continue
+            for j, player in enumerate(sim.plan.players[: len(spec.roster)]):
+                name = PROFILES[player.profile]
+                sees = {"hole_card": "both", "hole_card_both": "both",
+                        "hole_card_one": "first"}.get(name)
+                rows.append({"record": "player", "table_id": spec.table_id, "seat": j + 1,
+                             "profile": name, "sees": sees, "hole_carder": sees is not None,
+                             "only_with_dealer": spec.dealers[player.flasher]
+                             if player.flasher >= 0 else None})
+        return rows
+
     def truth(self) -> list[dict[str, Any]]:
         """Injected mispays (after :meth:`finish`: of the hands written in full)."""
         index = {spec.table_id: t for t, spec in enumerate(self.specs)}

@@ -134,7 +134,7 @@ def simulate(
     truth = floor.truth()
     if truth_path is not None:
         with open(truth_path, "w") as fh:
-            for row in truth:
+            for row in [*truth, *floor.player_truth()]:
                 fh.write(json.dumps(row, sort_keys=True) + "\n")
     return Summary(config.tables, hands, events, len(truth), time.monotonic() - started,
                    stopped)

@@ -8,7 +8,9 @@ once, over NumPy arrays, by profile:
 - ``basic``: the practical basic strategy (``events.strategy``);
 - ``loose``: raises with more than basic strategy, never folds on the river;
 - ``weak``: raises only strong hands (sometimes 3x instead of 4x), folds more;
-- ``hole_card``: sees one or both dealer cards (a game-protection problem) and uses them.
+- ``hole_card``: sees one or both dealer cards (a game-protection problem) and uses them;
+- the styles of ``sim_styles`` (reckless, random, and hole-carders who play the value of
+  what they see), seated by a floor's roster (``SimConfig.roster``).
 
 On online tables a player may let the decision timer run out: the table checks for them
 before the river and folds on the river, with ``auto: true`` (seed 003).
@@ -23,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from events.evaluation import category, evaluate5
+from events.sim_styles import FIRST_STYLE, STYLES, style_decisions
 from events.strategy import (
     flop_raise_batch,
     hidden_pair_or_better_batch,
@@ -30,11 +33,12 @@ from events.strategy import (
     river_raise_batch,
 )
 
-PROFILES = ("basic", "loose", "weak", "hole_card")
+PROFILES = ("basic", "loose", "weak", "hole_card", *STYLES)
 BASIC, LOOSE, WEAK, HOLE_CARD = range(4)
 DEFAULT_PROFILE_WEIGHTS = (0.58, 0.2, 0.18, 0.04)
 METHODS = ("cash", "marker", "chips")
 MEAN_SESSION_HANDS = 60
+SEATED_FOR_THE_RUN = 1 << 40  # a roster player's session: never ends
 ONLINE_DECISION_TIMEOUT_RATE = 0.01
 DISTRACTED_TIMEOUT_RATE = 0.08
 
@@ -57,6 +61,7 @@ class Player:
     method: str  # cash, marker or chips
     timeout: float  # chance of letting a decision time out (online tables)
     hands: int  # session length in hands
+    flasher: int = -1  # a hole-carder sees cards only when this dealer deals (-1: always)
 
 
 def _round_up(amount: int, step: int) -> int:
@@ -70,11 +75,17 @@ def new_player(
     max_trips: int | None,
     online: bool,
     weights: tuple[float, ...],
+    profile_name: str | None = None,
 ) -> Player:
-    """Draw one player for a session at a table with these limits."""
+    """Draw one player for a session at a table with these limits (of the given profile,
+    seated for the whole run, when named)."""
     u = rng.random(11).tolist()
     cum = np.cumsum(weights).tolist()
-    profile = min(sum(1 for c in cum if c <= u[0] * cum[-1]), len(PROFILES) - 1)
+    profile = min(sum(1 for c in cum if c <= u[0] * cum[-1]), len(weights) - 1)
+    flasher = -1
+    if profile_name is not None:
+        name, flasher = split_profile(profile_name)
+        profile = PROFILES.index(name)
     sees = (2 if u[1] < 0.35 else 1) if profile == HOLE_CARD else 0
     multiples = [m for m in (1, 1, 1, 1, 2, 2, 2, 3, 5, 10) if m * min_bet <= max_bet] or [1]
     unit = min(max_bet, min_bet * multiples[int(u[2] * len(multiples))])
@@ -89,7 +100,24 @@ def new_player(
         timeout = DISTRACTED_TIMEOUT_RATE if u[7] < 0.1 else ONLINE_DECISION_TIMEOUT_RATE
     # a geometric number of hands (mean MEAN_SESSION_HANDS), at least five
     hands = max(5, math.ceil(math.log(1.0 - u[8]) / math.log(1.0 - 1.0 / MEAN_SESSION_HANDS)))
-    return Player(profile, sees, unit, trips_prob, trips, buy_in, method, timeout, hands)
+    if profile_name is not None:
+        hands, sees = SEATED_FOR_THE_RUN, (2 if profile_name == "hole_card" else 0)
+        timeout = 0.0
+    return Player(profile, sees, unit, trips_prob, trips, buy_in, method, timeout, hands,
+                  flasher)
+
+
+def split_profile(entry: str) -> tuple[str, int]:
+    """A roster entry: ``hole_card_both`` (always), or ``hole_card_both@2`` (only when the
+    table's second dealer deals): (profile, dealer index or -1)."""
+    name, _, dealer = entry.partition("@")
+    if not dealer:
+        return name, -1
+    if name not in ("hole_card_both", "hole_card_one") or not dealer.isdigit() \
+            or int(dealer) < 1:
+        raise ValueError(f"roster entry {entry!r}: only hole_card_both and hole_card_one take "
+                         "@N, the table's Nth dealer (from 1)")
+    return name, int(dealer) - 1
 
 
 class SeatPlan:
@@ -107,6 +135,7 @@ class SeatPlan:
         limits: tuple[int, int, int | None],
         online: bool,
         weights: tuple[float, ...],
+        roster: tuple[str, ...] | None = None,
     ) -> None:
         self.rng = rng
         self.seats = seats
@@ -115,11 +144,19 @@ class SeatPlan:
         self.online = online
         self.weights = weights
         self.players: list[Player] = []
-        # per session: unit, trips stake, buy-in, profile, sees, method (index in METHODS)
-        self.ints = np.zeros((64, 6), dtype=np.int64)
+        # per session: unit, trips stake, buy-in, profile, sees, method (index in METHODS),
+        # the dealer a hole-carder needs (-1: any)
+        self.ints = np.zeros((64, 7), dtype=np.int64)
         self.floats = np.zeros((64, 2), dtype=np.float64)  # trips_prob, timeout
         self.session = [-1] * seats  # current session per seat, -1 when empty
         self.left = [0] * seats  # hands left in the current session or empty spell
+        if roster is not None:  # seats 1..len(roster) taken for the run, the others empty
+            for j in range(seats):
+                if j < len(roster):
+                    self._sit(j, roster[j])
+                else:
+                    self.left[j] = SEATED_FOR_THE_RUN
+            return
         for j in range(seats):
             if rng.random() < busyness:
                 self._sit(j)
@@ -130,16 +167,16 @@ class SeatPlan:
     def _gap_mean(self) -> int:
         return max(1, round(MEAN_SESSION_HANDS * (1 - self.busyness) / self.busyness))
 
-    def _sit(self, j: int) -> None:
+    def _sit(self, j: int, profile_name: str | None = None) -> None:
         lo, hi, trips = self.limits
-        player = new_player(self.rng, lo, hi, trips, self.online, self.weights)
+        player = new_player(self.rng, lo, hi, trips, self.online, self.weights, profile_name)
         self.players.append(player)
         i = len(self.players) - 1
         if i >= len(self.ints):
             self.ints = np.concatenate([self.ints, np.zeros_like(self.ints)])
             self.floats = np.concatenate([self.floats, np.zeros_like(self.floats)])
         self.ints[i] = (player.unit, player.trips, player.buy_in, player.profile, player.sees,
-                        METHODS.index(player.method))
+                        METHODS.index(player.method), player.flasher)
         self.floats[i] = (player.trips_prob, player.timeout)
         self.session[j] = i
         self.left[j] = player.hands
@@ -258,9 +295,11 @@ def decide(
     dealer: IntArray,
     p_strength: IntArray,
     d_strength: IntArray,
+    informed: BoolArray | None = None,
 ) -> Decisions:
     """Decisions of N cells: their profiles, hole cards (N, 2), the board (N, 5, deal
-    order: flop first), the dealer's cards (N, 2) and the final strengths."""
+    order: flop first), the dealer's cards (N, 2) and the final strengths; ``informed``:
+    whether a hole-carder of ``sim_styles`` sees the cards this hand (default: yes)."""
     n = len(profile)
     u = rng.random((n, 7))
     act = np.full((n, 3), -1, dtype=np.int8)
@@ -321,4 +360,10 @@ def decide(
         timed = u[live, 6] < timeout[live]
         auto[live, 2] = timed
         act[live, 2] = np.where(raise_rv & ~timed, 1, 0)
+    styled = np.flatnonzero(profile >= FIRST_STYLE)
+    if styled.size:
+        seen = np.ones(styled.size, np.bool_) if informed is None else informed[styled]
+        act[styled] = style_decisions(rng, profile[styled], seen, hole[styled], board[styled],
+                                      dealer[styled])
+        auto[styled] = False
     return Decisions(act, auto)

@@ -69,6 +69,7 @@ class TableSpec:
     dealers: tuple[str, ...]
     dealer_care: tuple[float, ...]  # mispay-rate multiplier per dealer (mean 1)
     opens_at: int  # epoch ms
+    roster: tuple[str, ...] | None = None  # profiles seated for the run (seat 1 first)
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class TableSim:
         self.layout = make_layout(spec.seats, spec.dealing_order)
         self.plan = SeatPlan(rng, spec.seats, spec.busyness,
                              (spec.min_bet, spec.max_bet, spec.max_trips), spec.online,
-                             rates.profile_weights)
+                             rates.profile_weights, spec.roster)
         self.wrong = wrong_trips_table(spec.ruleset)
         self.seq = 0
         self.clock = spec.opens_at
@@ -128,6 +129,8 @@ class TableSim:
         self.pending: list[tuple[int, int, str, bytes, bytes]] = []  # disputes due later
         self._order = 0
         self._seat_lists: dict[int, bytes] = {}
+        self.by_hands = any("@" in p for p in spec.roster or ())
+        self.shift_left = 0  # hands left in the dealer's shift (shifts counted in hands)
 
     # -- table-level events ---------------------------------------------------------------
     def _single(self, type_name: str, ms: int, payload: bytes, hand_json: bytes = b"null"
@@ -211,8 +214,14 @@ class TableSim:
         cats = category(strength).astype(np.int64)
         ps, pc = strength[:n].astype(np.int64), cats[:n]
         ds, dc = strength[n:].astype(np.int64), cats[n:]
+        # a roster with a hole-carder who needs one dealer: shifts counted in hands, known
+        # before the decisions (other tables: shifts by the clock, after the times)
+        shifts = self._dealers_by_hands(n_rows) if self.by_hands else None
+        informed = None
+        if shifts is not None:
+            informed = (attrs[:, 6] < 0) | (shifts[cell_r] == attrs[:, 6])
         dec = decide(rng, attrs[:, 3], attrs[:, 4], probs[:, 1], hole, comm[cell_r],
-                     dealer[cell_r], ps, ds[cell_r])
+                     dealer[cell_r], ps, ds[cell_r], informed)
 
         # voids: a malfunction after the deal, or after the preflop/flop/river decisions
         voided = rng.random(n_rows) < rates.void
@@ -281,7 +290,7 @@ class TableSim:
         gap_ms: IntArray = gap.round().astype(np.int64)
         origins = self._origins(inc, gap_ms)
 
-        dealer_row = self._dealers(origins)
+        dealer_row = shifts if shifts is not None else self._dealers(origins)
         care = np.asarray(spec.dealer_care)[dealer_row]
         mp = inject_mispays(rng, np.minimum(1.0, rates.mispay * care[cell_r]), spec.ruleset,
                             self.wrong, ante, play, trips, settled_cell, folded, ps, pc,
@@ -350,6 +359,21 @@ class TableSim:
     def _origins(self, inc: IntArray, gap: IntArray) -> IntArray:
         dur = inc.sum(axis=1)
         out: IntArray = self.clock + np.cumsum(gap) + np.cumsum(dur) - dur
+        return out
+
+    def _dealers_by_hands(self, n: int) -> IntArray:
+        """Dealers of the next n hands when shifts are counted in hands (40 to 60)."""
+        out = np.empty(n, dtype=np.int64)
+        pos = 0
+        while pos < n:
+            if self.shift_left <= 0:
+                if self.hands or pos:
+                    self.dealer = (self.dealer + 1) % len(self.spec.dealers)
+                self.shift_left = int(self.rng.integers(40, 61))
+            k = min(self.shift_left, n - pos)
+            out[pos:pos + k] = self.dealer
+            self.shift_left -= k
+            pos += k
         return out
 
     def _dealers(self, origins: IntArray) -> IntArray:

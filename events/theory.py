@@ -18,6 +18,7 @@ wins exactly as often as the dealer does). The 95% confidence interval is report
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -113,8 +114,10 @@ def base_game_monte_carlo(
     deals: int = 1_000_000,
     seed: int | None = 1,
     dealers_per_deal: int = DEALERS_PER_DEAL,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BaseGameEstimate:
-    """House edge of ante + blind + play under the practical strategy, with a 95% CI."""
+    """House edge of ante + blind + play under the practical strategy, with a 95% CI.
+    ``progress(done, deals)`` is called after each chunk of deals."""
     if deals < 100:
         raise ValueError("at least 100 deals are needed for an estimate")
     rng = np.random.default_rng(seed)
@@ -175,6 +178,8 @@ def base_game_monte_carlo(
         syy += float(y @ y)
         sum_x += float(x.sum())
         done += n
+        if progress is not None:
+            progress(done, deals)
     inv = np.linalg.pinv(gram)
     tx, ty = inv @ zx, inv @ zy
     dof = max(deals - ncols, 1)
@@ -205,8 +210,10 @@ CATEGORY_KEYS = ("high_card", "pair", "two_pair", "three_of_a_kind", "straight",
                  "full_house", "four_of_a_kind", "straight_flush", "royal_flush")
 
 
-def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1) -> dict[str, Any]:
-    """Everything ``uth theory --json`` prints, as plain JSON values (fractions as floats)."""
+def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1,
+                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Everything ``uth theory --json`` prints, as plain JSON values (fractions as floats);
+    ``progress`` as for :func:`base_game_monte_carlo`."""
     trips = trips_theory(ruleset)
     report: dict[str, Any] = {
         "ruleset": ruleset.name,
@@ -227,7 +234,7 @@ def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1
                       "base_house_edge_per_ante_practical": PUBLISHED_PRACTICAL_EDGE},
     }
     if deals > 0:
-        est = base_game_monte_carlo(ruleset, deals, seed)
+        est = base_game_monte_carlo(ruleset, deals, seed, progress=progress)
         report["base_game"] = {
             "strategy": "practical basic strategy (Wizard of Odds)",
             "deals": est.deals,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 
@@ -22,7 +23,16 @@ def build_parser() -> argparse.ArgumentParser:
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
+    for command in sub.choices.values():  # the modules' docstrings are read as help
+        command.description = _plain(command.description)
+        for action in command._actions:
+            action.help = _plain(action.help)
     return parser
+
+
+def _plain(text: str | None) -> str | None:
+    """Help text as a person reads it in a terminal: ``code`` marks dropped."""
+    return re.sub(r"``(.+?)``", r"\1", text, flags=re.S) if text else text
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,11 +3,12 @@
     UTH_SOURCE=sqlite:///demo-data/events.db UTH_WAREHOUSE=demo-data/warehouse.duckdb \
         .venv/bin/dagster dev -m pipeline.definitions
 
-Assets by concept (ingest, audit, analytics), each calling plain step functions; resources
+Assets by concept (ingest, audit, analytics, players), each calling plain step functions; resources
 ``source`` (the event log URL: ``UTH_SOURCE``) and ``warehouse`` (the DuckDB path:
-``UTH_WAREHOUSE``; ``UTH_GAMING_DAY_START``, ``UTH_ARCHIVE``); the job ``load_warehouse``
-(the whole graph, started by ``new_events_sensor`` when the log grows, or by ``uth load``)
-and ``rebuild_rollups`` (the rollups, rebuilt whole by the ``daily_rollups`` schedule).
+``UTH_WAREHOUSE``; ``UTH_GAMING_DAY_START``, ``UTH_ARCHIVE``, ``UTH_SEAL_KEY``); the job
+``load_warehouse`` (the whole graph, started by ``new_events_sensor`` when the log grows, or
+by ``uth load``; it seals the log after each load when ``UTH_SEAL_KEY`` names a key) and
+``rebuild_rollups`` (the rollups, rebuilt whole by the ``daily_rollups`` schedule).
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ from pipeline.analytics.checks import hold_within_control_limits
 from pipeline.audit.assets import audit_hands
 from pipeline.audit.checks import findings_are_reported, recorded_payouts_balance
 from pipeline.ingest.assets import events_archive, ingest_events
-from pipeline.ingest.checks import no_duplicate_events, no_sequence_gaps
+from pipeline.ingest.checks import (
+    no_duplicate_events,
+    no_sequence_conflicts,
+    no_sequence_gaps,
+)
 from pipeline.ingest.resources import default_source, default_warehouse
 from pipeline.ingest.sensors import LOAD_JOB, ROLLUP_JOB, make_schedule, make_sensor
+from pipeline.ledger.assets import seals
+from pipeline.players.assets import players
 
-ASSETS = [ingest_events, events_archive, audit_hands, table_hold_daily, trips_rollup,
-          dealer_performance]
-CHECKS = [no_duplicate_events, no_sequence_gaps, recorded_payouts_balance,
+ASSETS = [ingest_events, seals, events_archive, audit_hands, table_hold_daily, trips_rollup,
+          dealer_performance, players]
+CHECKS = [no_duplicate_events, no_sequence_gaps, no_sequence_conflicts, recorded_payouts_balance,
           findings_are_reported, hold_within_control_limits]
 ROLLUP_ASSETS = ["table_hold_daily", "trips_performance", "trips_hits", "dealer_performance"]
 

@@ -83,11 +83,29 @@ TABLES: dict[str, str] = {
     "dealer_performance": """
         dealer_id VARCHAR, gaming_day DATE, hands BIGINT, hours DOUBLE,
         hands_per_hour DOUBLE, mispays BIGINT, mispay_net BIGINT""",
+    "player_ratings": """
+        player VARCHAR, gaming_day DATE, table_id VARCHAR, hands BIGINT, hours DOUBLE,
+        avg_ante DOUBLE, avg_wager DOUBLE, handle BIGINT, theo_win BIGINT,
+        decision_cost BIGINT, actual_win BIGINT, win_minus_theo BIGINT,
+        protection_score DOUBLE, flagged BOOLEAN, currency VARCHAR""",
+    "player_alerts": """
+        player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT, decisions BIGINT,
+        score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR, gain_antes DOUBLE,
+        evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR""",
+    "player_alert_dealers": """
+        player VARCHAR, dealer_id VARCHAR, hands BIGINT, gain_antes DOUBLE, z DOUBLE""",
     "load_positions": """
         source VARCHAR PRIMARY KEY, position VARCHAR, events_loaded BIGINT,
         updated_at TIMESTAMP""",
     "dead_letters": """
         source VARCHAR, position VARCHAR, reason VARCHAR, raw VARCHAR, loaded_at TIMESTAMP""",
+    # the seals of the sources loaded (events.ledger), copied from their logs, and the
+    # leaves each adds: what `uth verify --warehouse` checks the events against
+    "seals": """
+        source VARCHAR, number BIGINT, digest VARCHAR, body BLOB, signature BLOB""",
+    "seal_leaves": """
+        source VARCHAR, seal_digest VARCHAR, table_id VARCHAR, tree_index BIGINT, seq BIGINT,
+        event_id VARCHAR, leaf BLOB""",
 }
 
 # Work queues between the assets (schema ``pending``): a row says "recompute this key".

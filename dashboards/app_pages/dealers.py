@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui
-from dashboards.format import count, decimal, money, pct, share
+from dashboards.format import count, decimal, mispay_net, pct, share
 
 st.title("Dealers")
 st.caption("Hands per hour over the hours each dealer dealt; mispays as found by the audit. "
@@ -27,12 +27,6 @@ with ui.warehouse("dealer_performance", "hands") as con:
 if rows.empty:
     ui.empty_notice("dealer shifts")
     st.stop()
-
-
-def net(cents: object, currency: str) -> str:
-    if currency == "mixed" and ui.known(cents):
-        return f"{int(cents):,} cents (several currencies)"  # type: ignore[call-overload]
-    return money(cents, currency)
 
 
 hands, mispays = int(rows["hands"].sum()), int(rows["mispays"].sum())
@@ -57,8 +51,8 @@ ui.table("dealers", ui.highlight_rows(pd.DataFrame({
     "Mispays": [count(v) for v in rows["mispays"]],
     "Mispays (of hands)": [share(m, h, "hands", 3) for m, h in zip(
         rows["mispays"], rows["hands"], strict=True)],
-    "Mispay net (+ overpaid)": [net(v, c) for v, c in zip(rows["mispay_net"], rows["currency"],
-                                                          strict=True)],
+    "Mispay net (+ overpaid)": [mispay_net(v, c, m) for v, c, m in zip(
+        rows["mispay_net"], rows["currency"], rows["mispays"], strict=True)],
 }), [h > 0 and m / h > floor_rate for m, h in zip(rows["mispays"], rows["hands"], strict=True)],
     colour="#fff1c9"), hide_index=True, width="stretch")
 

@@ -63,29 +63,45 @@ if chart_rows:
     chart = alt.Chart(pd.DataFrame(chart_rows)).mark_line(point=True).encode(
         x=alt.X("yearmonthdate(gaming_day):O", title="Gaming day"),
         y=alt.Y("value:Q", title="Percent", axis=alt.Axis(format="%")),
-        color=alt.Color("measure:N", title=None),
-        strokeDash=alt.StrokeDash("currency:N", title="Currency"),
+        # a colour per currency (a dash pattern alone told them apart badly, and its
+        # legend showed black dots); the measure as solid or dashed, drawn as lines
+        color=alt.Color("currency:N", title="Currency",
+                        legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3)),
+        strokeDash=alt.StrokeDash(
+            "measure:N", title=None, scale=alt.Scale(range=[[1, 0], [6, 4]]),
+            legend=alt.Legend(symbolType="stroke", symbolStrokeColor="#555",
+                              symbolStrokeWidth=2, symbolSize=400, labelLimit=0)),
         tooltip=["gaming_day:T", "measure:N", alt.Tooltip("value:Q", format=".2%")],
     )
     st.altair_chart(chart, width="stretch")
 
 st.subheader("Tables by gaming day, outliers first")
-shown = pd.DataFrame({
+# two grids, each as wide as the page at most: the hold against its control limits, then
+# the money (one grid of both was wider than the page)
+hold = pd.DataFrame({
     "95% limits": ["⚠ outside" if o else "within" for o in rows["outside"]],
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],
     "Ruleset": rows["ruleset"],
-    "Drop": ui.money_column(rows, "drop"),
-    "Handle": ui.money_column(rows, "handle"),
-    "House win": ui.money_column(rows, "house_win"),
     "Hold % (win ÷ drop)": [pct_value(v) for v in rows["hold_pct"]],
     "Control limits (hold)": [f"{pct_value(lo)} – {pct_value(hi)}"
                               for lo, hi in zip(rows["hold_ci_low"], rows["hold_ci_high"],
                                                 strict=True)],
     "Win ÷ handle": [pct_value(v) for v in rows["win_to_handle_pct"]],
-    "Theoretical win": ui.money_column(rows, "theoretical_win"),
     "Hands": [count(v) for v in rows["hands"]],
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
 })
-ui.table("floor-table-days", ui.highlight_rows(shown, rows["outside"]), hide_index=True,
-         width="stretch")
+ui.table("floor-hold", ui.highlight_rows(hold, rows["outside"]), hide_index=True,
+         column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %",
+                                          "Control limits (hold)": "Hold limits",
+                                          "Hands / hour": "Hands/h"}))
+amounts = pd.DataFrame({
+    "Table": rows["table_id"],
+    "Gaming day": [day(d) for d in rows["gaming_day"]],
+    "Drop": ui.money_column(rows, "drop"),
+    "Handle": ui.money_column(rows, "handle"),
+    "House win": ui.money_column(rows, "house_win"),
+    "Theoretical win": ui.money_column(rows, "theoretical_win"),
+})
+ui.table("floor-amounts", ui.highlight_rows(amounts, rows["outside"]), hide_index=True,
+         column_config=ui.fitted(amounts))

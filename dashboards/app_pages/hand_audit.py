@@ -135,7 +135,7 @@ else:
     verdicts = [verdict(r, c, ro, co) for r, c, ro, co in zip(
         wagers["recorded_result"], wagers["correct_result"], wagers["recorded_outcome"],
         wagers["correct_outcome"], strict=True)]
-    ui.table("hand-settlement", ui.highlight_rows(pd.DataFrame({
+    settlement = pd.DataFrame({
         "Seat": wagers["seat"],
         "Spot": wagers["spot"],
         "Wager": [money(v, cur) for v in wagers["amount"]],
@@ -149,7 +149,10 @@ else:
         "Verdict": verdicts,
         "Why (auditor)": [checks.get((int(seat), str(spot)), "") for seat, spot in zip(
             wagers["seat"], wagers["spot"], strict=True)],
-    }), [v.startswith("✗") for v in verdicts]), hide_index=True, width="stretch")
+    })
+    ui.table("hand-settlement",
+             ui.highlight_rows(settlement, [v.startswith("✗") for v in verdicts]),
+             hide_index=True, width="stretch", column_config=ui.fitted(settlement))
     wrong = [v for v in verdicts if v.startswith("✗")]
     if wrong:
         st.warning(f"Verdict: {len(wrong)} of {len(verdicts)} wagers settled wrongly.")
@@ -162,13 +165,15 @@ if auditor.get("verdict"):
 
 if not hand_findings.empty:
     st.subheader("Findings on this hand")
-    ui.table("hand-findings", pd.DataFrame({
+    found = pd.DataFrame({
         "Kind": hand_findings["kind"], "Seat": hand_findings["seat"],
         "Spot": hand_findings["spot"],
         "Expected": [money(v, cur) for v in hand_findings["expected"]],
         "Recorded": [money(v, cur) for v in hand_findings["recorded"]],
         "Detail": hand_findings["detail"],
-    }), hide_index=True, width="stretch")
+    })
+    ui.table("hand-findings", found, hide_index=True, width="stretch",
+             column_config=ui.fitted(found))
 
 st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
                    file_name=f"evidence-{chosen}.json", mime="application/json",

@@ -63,7 +63,9 @@ if not chart_data.empty:
     base = alt.Chart(chart_data[["label", "hold_pct", "theoretical_hold_pct", "ci_low",
                                  "ci_high"]])
     band = base.mark_rule(strokeWidth=8, opacity=0.35).encode(
-        y=alt.Y("label:N", title=None), x=alt.X("ci_low:Q", title="Hold (win ÷ Trips handle)",
+        # the whole label ("charlevoix-2011 · T02"): Vega cuts axis labels at 180 px
+        y=alt.Y("label:N", title=None, axis=alt.Axis(labelLimit=0)),
+        x=alt.X("ci_low:Q", title="Hold (win ÷ Trips handle)",
                                                axis=alt.Axis(format="%")), x2="ci_high:Q")
     theory = base.mark_tick(color="black", thickness=2).encode(
         y="label:N", x="theoretical_hold_pct:Q")

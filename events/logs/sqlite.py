@@ -173,7 +173,9 @@ class SqliteLog(EventLog):
         max_batch: int = 2000,
     ) -> Iterator[list[Record]]:
         pos = (start or {}).get(0, 0)
-        query = "SELECT pos, key, value FROM events WHERE pos >= ? ORDER BY pos LIMIT ?"
+        # CAST: a value written as TEXT (by hand, or by another tool) still reads as its bytes
+        query = ("SELECT pos, key, CAST(value AS BLOB) FROM events WHERE pos >= ? "
+                 "ORDER BY pos LIMIT ?")
         while not stop():
             try:
                 rows = self._conn.execute(query, (pos, max_batch)).fetchall()

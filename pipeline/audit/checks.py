@@ -27,6 +27,10 @@ ORDER BY hand_id
 """
 
 
+# metadata values in cents (summed over every currency): shown as money, stored as cents
+CENTS_KEYS = frozenset({"sum_recorded_results", "sum_house_win"})
+
+
 def payouts_balance(path: str | Path) -> tuple[bool, dict[str, Any]]:
     """Per hand, the payouts and adjustments recorded in the events equal the wagers'
     recorded results; and the hold rollup's house win equals minus their sum."""

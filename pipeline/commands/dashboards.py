@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -36,11 +37,33 @@ def command(args: argparse.Namespace) -> list[str]:
     ]
 
 
+def port_problem(address: str, port: int) -> str | None:
+    """Why the server could not listen on ``address:port`` (in use, not allowed), or None:
+    asked before it starts, so that the command says so instead of announcing a server
+    that then fails."""
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot listen on {address}: {exc.strerror}"
+    family, kind, proto, _, where = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind(where)
+        except OSError as exc:
+            return f"port {port} on {address} is not free ({exc.strerror})"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     warehouse = args.warehouse.expanduser().resolve()
     if not warehouse.is_file():
         print(f"uth dashboards: no warehouse at {warehouse} yet; the pages will say so until "
               "`uth load` creates it", file=sys.stderr)
+    busy = port_problem(args.address, int(args.port))
+    if busy is not None:
+        print(f"uth dashboards: {busy}; choose another with --port", file=sys.stderr)
+        return 2
     env = dict(os.environ, UTH_WAREHOUSE=str(warehouse))
     print(f"uth dashboards: serving {warehouse} on http://{args.address}:{args.port}/",
           file=sys.stderr, flush=True)

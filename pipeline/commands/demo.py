@@ -144,6 +144,6 @@ def run(args: argparse.Namespace) -> int:
               "holds every event; set KAFKA_BOOTSTRAP_SERVERS to keep a broker's log)")
     print(f"  dashboards:   .venv/bin/uth dashboards --warehouse {warehouse}")
     print(f"  Dagster UI:   UTH_SOURCE={log_url} UTH_WAREHOUSE={warehouse} "
-          ".venv/bin/dagster dev -m pipeline.definitions")
+          ".venv/bin/dg dev")
     print(f"  hand replay:  .venv/bin/uth replay {hand} --source {log_url}")
     return 0

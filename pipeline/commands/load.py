@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
-          "trips_performance", "trips_hits", "dealer_performance", "dead_letters")
+          "trips_performance", "trips_hits", "dealer_performance", "player_ratings",
+          "player_alerts", "dead_letters")
 
 
 def register(sub: Any) -> None:
@@ -35,6 +36,9 @@ def register(sub: Any) -> None:
     p.add_argument("--from-archive", default="", metavar="DIR",
                    help="first restore the events of this Parquet archive (rebuilding a lost "
                         "warehouse), then load as usual")
+    p.add_argument("--seal-key", default="", metavar="PREFIX",
+                   help="after the load, seal the log with this private key (uth keygen) "
+                        "and copy the seal into the warehouse")
     p.add_argument("--rebuild-rollups", action="store_true",
                    help="rebuild every rollup key, not only those touched")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -72,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _progress(args.quiet)
     resources = {
-        "source": EventSource(url=args.source, batch_size=args.batch_size),
+        "source": EventSource(url=args.source, batch_size=args.batch_size,
+                              seal_key=args.seal_key),
         "warehouse": Warehouse(path=args.warehouse, gaming_day_start=args.gaming_day_start,
                                archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk,
                                audit_workers=args.audit_workers),
@@ -107,6 +112,15 @@ def _metadata(result: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _shown(key: str, value: Any) -> str:
+    from events.rules import money
+    from pipeline.audit.checks import CENTS_KEYS
+
+    if key in CENTS_KEYS and isinstance(value, int):
+        return f"{money(value)} (all currencies)"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
 def report(result: Any, warehouse: str) -> int:
     from pipeline.warehouse import query
 
@@ -137,14 +151,26 @@ def report(result: Any, warehouse: str) -> int:
     print(f"archive: {meta.get('events_archive', {}).get('partitions_written', 0):,} "
           f"partitions written under {meta.get('events_archive', {}).get('path', '?')}")
     failed_error = False
+    loud: list[str] = []  # warnings a person must not miss, said again at the end
     for check in result.get_asset_check_evaluations():
         sev = check.severity.value if check.severity else "ERROR"
         state = "ok" if check.passed else ("WARN" if sev == "WARN" else "FAILED")
         failed_error |= not check.passed and sev != "WARN"
-        detail = ", ".join(f"{k}={v.value}" for k, v in check.metadata.items()
+        detail = ", ".join(f"{k}={_shown(k, v.value)}" for k, v in check.metadata.items()
                            if not isinstance(v.value, str) or "\n" not in v.value)
         print(f"check {check.check_name}: {state} ({detail})")
+        if check.check_name == "no_sequence_conflicts" and not check.passed:
+            conflicts = check.metadata["conflicts"].value
+            tables = check.metadata["tables_with_conflicts"].value
+            loud.append(
+                f"WARNING: {conflicts:,} events reuse a sequence number another event of "
+                f"their table already has, at {tables:,} tables. Were two different floors "
+                "(or table systems) loaded into this warehouse? The first event of each "
+                "number counts; the others stay in events, but no hand, rollup or replay "
+                "uses them (audit_findings, kind sequence_conflict).")
     counts = query(warehouse, " UNION ALL ".join(
         f"SELECT '{t}', count(*) FROM {t}" for t in TABLES))
     print("warehouse: " + ", ".join(f"{t} {n:,}" for t, n in counts))
+    for text in loud:
+        print(f"\n{text}\n", file=sys.stderr)
     return 1 if failed_error else 0

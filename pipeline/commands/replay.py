@@ -1,18 +1,19 @@
 """``uth replay``: one hand step by step, as a floor supervisor reads it.
 
-    uth replay T03-00000042 --source floor.jsonl
-    uth replay T03-00000042 --source sqlite:///floor.db --at 12     # the state after event 12
-    uth replay T03-00000042 --source kafka://broker:9092 --json > evidence.json
-    uth replay T03-00000042 --source floor.jsonl --html evidence.html   # a printable sheet
+    uth replay T03-000042 --source floor.jsonl
+    uth replay T03-000042 --source sqlite:///floor.db --at 12     # the state after event 12
+    uth replay T03-000042 --source kafka://broker:9092 --json > evidence.json
+    uth replay T03-000042 --source floor.jsonl --html evidence.html   # a printable sheet
 
 Each event in order (cards as glyphs, bets, each decision), with the finding it raised;
 then the dealer's hand and whether it qualifies, each seat's hand named, and for every
 wager the correct settlement beside the recorded one; disputes with their verdict; and the
 verdict on the hand. ``--json`` writes the same as an evidence document (the events
-included, with their SHA-256) to archive with a dispute. ``--at N`` stops after event N and
-shows what each party could see then. ``--html FILE`` also writes the same document as a
-printable page (cards drawn, the verdict per wager, every event with its log position and
-SHA-256), self-contained, to FILE.
+included, with their SHA-256, and an inclusion proof of them against the latest seal of
+the log, which ``uth verify --evidence FILE --public-key KEY.pub`` checks alone) to archive
+with a dispute. ``--at N`` stops after event N and shows what each party could see then.
+``--html FILE`` also writes the same document as a printable page (cards drawn, the
+verdict per wager, every event with its log position and SHA-256), self-contained, to FILE.
 
 Exit status: 0 when the hand was found, 1 when it is not in the source, 2 when the source
 cannot be read.
@@ -43,6 +44,7 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
     """The hand's events (once each, in ``seq`` order) and its table's ``TableOpened`` in
     force when the hand began (or None)."""
     from events.codec import decode_line
+    from events.privacy import needs_scrub, scrub
     from events.schemas import TableOpened
     from pipeline.commands.audit import read_batches
 
@@ -53,6 +55,8 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
         for position, raw in batch:
             if needle not in raw and b"TableOpened" not in raw:
                 continue
+            if needs_scrub(raw):  # players only as pseudonyms, as the ingest stores them
+                raw = scrub(raw, without_key="drop")
             ev = decode_line(raw, position)
             if isinstance(ev, TableOpened):
                 opened.append(ev)
@@ -65,6 +69,18 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
         before = [o for o in opened if o.table_id == first.table_id and o.seq < first.seq]
         table = max(before, key=lambda o: o.seq) if before else None
     return events, table
+
+
+def inclusion_proof(source: str, table_id: str, event_ids: list[str]) -> dict[str, Any] | str:
+    """The proof of the hand's events against the log's latest seal, or why there is none."""
+    from events.ledger.log_proof import prove
+    from events.logs import LogError, open_log
+
+    try:
+        with open_log(source, create=False) as log:
+            return prove(log, table_id, event_ids)
+    except LogError as exc:
+        return f"no inclusion proof: {exc}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,6 +105,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"uth replay: cannot write {args.html}: {exc}", file=sys.stderr)
             return 2
     if args.json:
+        ids = [e.event_id for e in [*context, *events]]
+        proof = inclusion_proof(args.source, events[0].table_id, ids)
+        if isinstance(proof, str):
+            doc["inclusion_proof"] = None
+            doc["inclusion_proof_missing"] = proof
+        else:
+            doc["inclusion_proof"] = proof
         sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     else:
         sys.stdout.write(render(doc))

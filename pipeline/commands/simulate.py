@@ -62,22 +62,53 @@ def register(sub: Any) -> None:
     p.add_argument("--truth", metavar="PATH",
                    help="write the injected mispays here (JSON Lines: hand_id, seat, spot, "
                         "kind, expected, recorded, ...)")
+    p.add_argument("--roster", metavar="SPEC",
+                   help="players seated for the whole run instead of coming and going: "
+                        "profile*count,... (profiles: basic, loose, weak, hole_card, "
+                        "always_raise, never_raise, random, hole_card_both, hole_card_one; "
+                        "hole_card_both@N: only when the table's Nth dealer deals), "
+                        "dealt to the tables in turn; listed in --truth")
     p.add_argument("--sink", required=True, metavar="URL",
                    help="a .jsonl file (rewritten), sqlite:///log.db or kafka://host:port[/topic]")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(func=run)
 
 
+def parse_roster(spec: str) -> tuple[str, ...]:
+    """``basic*3,hole_card_both`` as ('basic', 'basic', 'basic', 'hole_card_both')."""
+    out: list[str] = []
+    for part in spec.split(","):
+        name, _, count = part.strip().partition("*")
+        if not count.strip().isdigit() and count:
+            raise ValueError(f"roster entry {part!r} is not profile*count")
+        out += [name.strip()] * (int(count) if count else 1)
+    return tuple(out)
+
+
 class _Progress:
     """A one-line progress bar on a terminal."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, paced: bool = False) -> None:
         self.total = max(total, 1)
         self.started = time.monotonic()
         self.shown = -1.0
+        self.paced = paced
+        self.waiting = False
 
     def __call__(self, hands: int) -> None:
         now = time.monotonic()
+        if self.paced:  # a line every few seconds (a paced run lasts minutes or hours)
+            if hands >= self.total and not self.waiting:
+                self.waiting = True  # the run goes on in real time: say for what
+                sys.stderr.write(
+                    f"{hands:,}/{self.total:,} hands dealt; still sending, each at its time, "
+                    "what comes after the hands (disputes opened and resolved later, the "
+                    "tables closing); Ctrl-C stops now\n")
+            elif now - self.shown >= 5 and hands < self.total:
+                self.shown = now
+                sys.stderr.write(f"{hands:,}/{self.total:,} hands dealt\n")
+            sys.stderr.flush()
+            return
         if now - self.shown < 0.2 and hands < self.total:
             return
         self.shown = now
@@ -88,7 +119,8 @@ class _Progress:
         sys.stderr.flush()
 
     def done(self) -> None:
-        sys.stderr.write("\n")
+        if not self.paced:
+            sys.stderr.write("\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         config = SimConfig(
             tables=args.tables, hands=args.hands, seed=args.seed, ruleset=args.ruleset,
             mispay_rate=args.mispay_rate, void_rate=args.void_rate,
-            dispute_rate=args.dispute_rate, pace=args.pace, start=start)
+            dispute_rate=args.dispute_rate, pace=args.pace, start=start,
+            roster=parse_roster(args.roster) if args.roster else None)
     except (ValueError, RulesetError) as exc:
         print(f"uth simulate: {exc}", file=sys.stderr)
         return 2
@@ -118,8 +151,11 @@ def run(args: argparse.Namespace) -> int:
         stopping["flag"] = True
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    progress = _Progress(args.tables * args.hands) if (
-        not args.pace and not args.quiet and sys.stderr.isatty()) else None
+    progress = None
+    if args.pace and not args.quiet:
+        progress = _Progress(args.tables * args.hands, paced=True)
+    elif not args.quiet and sys.stderr.isatty():
+        progress = _Progress(args.tables * args.hands)
     try:
         summary = simulate(config, args.sink, args.truth, realtime=args.pace is not None,
                            stop=lambda: stopping["flag"], progress=progress)

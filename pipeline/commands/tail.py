@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", required=True, help="sqlite:///log.db, kafka://host:port, x.jsonl")
     p.add_argument("-n", "--lines", type=int, default=20,
-                   help="start this many records before the end (default 20)")
+                   help="first show the last N events (of --table, when given; default 20)")
     p.add_argument("--from-start", action="store_true", help="start at the beginning")
     p.add_argument("--no-follow", action="store_true", help="stop at the end of the log")
     p.add_argument("--table", action="append", help="only this table (repeatable)")
@@ -95,7 +95,6 @@ def line(event: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from events.codec import Rejection, decode_line
     from events.logs import LogError, open_log
 
     stopping = False
@@ -109,20 +108,62 @@ def run(args: argparse.Namespace) -> int:
     tables = set(args.table or [])
     try:
         log = open_log(args.source, create=False)
-        start = None
-        if not args.from_start:
-            start = {p: max(o - args.lines, 0) for p, o in log.end().items()}
         with log:
+            start = None
+            if not args.from_start:
+                shown, start = last_lines(log, max(args.lines, 0), tables, lambda: stopping)
+                for text in shown:
+                    print(text)
+                if args.no_follow:
+                    return 0
             for batch in log.read(start, follow=not args.no_follow, stop=lambda: stopping):
-                for record in batch:
-                    item = decode_line(record.value, log.where(record))
-                    if isinstance(item, Rejection):
-                        if not tables or item.table_id in tables:
-                            print(f"!! {item}")
-                    elif not tables or item.table_id in tables:
-                        print(line(item))
+                for _, text in _lines(log, batch, tables):
+                    print(text)
                 sys.stdout.flush()
     except LogError as exc:
         print(f"uth tail: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def last_lines(log: Any, count: int, tables: set[str],
+               stop: Any) -> tuple[list[str], dict[int, int]]:
+    """The last ``count`` events (of ``tables``, when given) in time order, and the cursor
+    at the end of what was read. Read to the log's real end from a window before the end
+    it reports, widened until it holds enough: a log of several partitions gives the last
+    ``count`` of them all, not ``count`` per partition (and a broker that reports an end
+    offset short of the real one costs nothing but a wider read)."""
+    from events.logs.base import advance_all
+
+    end = log.end()
+    window = max(count, 1) * 4
+    while True:
+        start = {p: max(o - window, 0) for p, o in end.items()}
+        cursor = dict(start)
+        found: list[tuple[tuple[str, int, int], str]] = []
+        for batch in log.read(start or None, follow=False, stop=stop):
+            found += _lines(log, batch, tables)
+            advance_all(cursor, batch)
+        if len(found) >= count or all(o == 0 for o in start.values()):
+            found.sort()
+            return [text for _, text in found[len(found) - count:]] if count else [], cursor
+        window *= 4
+
+
+def _lines(log: Any, batch: list[Any],
+           tables: set[str]) -> list[tuple[tuple[str, int, int], str]]:
+    """Each record of ``batch`` shown (of ``tables``, when given), keyed by its time and
+    place; a line that is not a valid event is shown with ``!!`` and its reason."""
+    from events.codec import Rejection, decode_line
+
+    out = []
+    at = ""  # a rejected line keeps its place after the event before it
+    for record in batch:
+        item = decode_line(record.value, log.where(record))
+        if not isinstance(item, Rejection):
+            at = item.occurred_at
+        if tables and item.table_id not in tables:
+            continue
+        text = f"!! {item}" if isinstance(item, Rejection) else line(item)
+        out.append(((at, record.partition, record.offset), text))
+    return out

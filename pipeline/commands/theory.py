@@ -15,7 +15,7 @@ def register(sub: Any) -> None:
         help="exact trips house edge and hit rates; base-game house edge by Monte Carlo",
         description="Trips figures are exact (all 133,784,560 seven-card hands, enumerated by "
         "the project's evaluator and cached). The base game under the practical basic "
-        "strategy is a vectorized Monte Carlo estimate with a 95%% confidence interval.",
+        "strategy is a vectorized Monte Carlo estimate with a 95% confidence interval.",
     )
     p.add_argument("--ruleset", required=True, help="ruleset name or path of a .toml file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -67,6 +67,13 @@ def _text(r: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _bar(done: int, total: int) -> None:
+    """The base game's Monte Carlo deals so far, as a bar on the terminal."""
+    filled = int(30 * done / max(total, 1))
+    sys.stderr.write(f"\rbase game: [{'#' * filled:<30}] {done:,}/{total:,} deals ")
+    sys.stderr.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     from events.rulesets import RulesetError, load_ruleset_arg
     from events.theory import theory_report
@@ -80,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
         print("uth theory: --hands must be 0 (skip the base game) or at least 100",
               file=sys.stderr)
         return 2
-    report = theory_report(ruleset, deals=args.hands, seed=args.seed)
+    progress = _bar if sys.stderr.isatty() else None
+    report = theory_report(ruleset, deals=args.hands, seed=args.seed, progress=progress)
+    if progress is not None:
+        sys.stderr.write("\r" + " " * 60 + "\r")
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:

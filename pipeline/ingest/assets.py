@@ -8,6 +8,7 @@ import dagster as dg
 
 from pipeline.ingest.resources import EventSource, Warehouse
 from pipeline.ingest.steps import archive_pending, load_events
+from pipeline.ledger.store import write_archive_seals
 from pipeline.warehouse import load_lock
 
 GROUP = "ingest"
@@ -45,13 +46,16 @@ def ingest_events(context: dg.AssetExecutionContext, source: EventSource,
 
 
 @dg.asset(
-    deps=["events"], group_name=GROUP, kinds={"parquet"},
+    deps=["events", "seals"], group_name=GROUP, kinds={"parquet"},
     description=("The events as Parquet (pyarrow), partitioned gaming_day=/table_id=: the "
                  "record a distributed engine reads, and what a rebuild can start from. "
-                 "Partitions with new events are rewritten whole from the warehouse."),
+                 "Partitions with new events are rewritten whole from the warehouse; the "
+                 "seals are written beside them, under _seals/."),
 )
 def events_archive(warehouse: Warehouse) -> dg.MaterializeResult:
     with load_lock(warehouse.path):
         partitions = archive_pending(warehouse.path, warehouse.archive_path)
+        sealed = write_archive_seals(warehouse.path, warehouse.archive_path)
     return dg.MaterializeResult(metadata={"partitions_written": partitions,
+                                          "seals_written": sealed,
                                           "path": str(warehouse.archive_path)})

@@ -1,4 +1,5 @@
-"""Asset checks on ``events``: no duplicate events; no sequence gaps (a warning)."""
+"""Asset checks on ``events``: no duplicate events; no sequence gaps, no sequence conflicts
+(warnings)."""
 
 
 from pathlib import Path
@@ -39,6 +40,16 @@ def sequence_gaps(path: str | Path) -> tuple[bool, dict[str, Any]]:
     return gaps == 0, meta
 
 
+def sequence_conflicts(path: str | Path) -> tuple[bool, dict[str, Any]]:
+    """Events that reuse a seq of their table, as the audit step found them. Many mean two
+    different floors were loaded into one warehouse."""
+    with reading(path) as con:
+        conflicts, tables = con.execute(
+            "SELECT count(*), count(DISTINCT table_id) FROM audit_findings "
+            "WHERE kind = 'sequence_conflict'").fetchall()[0]
+    return conflicts == 0, {"conflicts": conflicts, "tables_with_conflicts": tables}
+
+
 @dg.asset_check(asset="events", additional_deps=["hands", "wagers"],
                 description="Every event_id appears once in events (and every hand and "
                             "wager once in theirs).")
@@ -51,5 +62,14 @@ def no_duplicate_events(warehouse: Warehouse) -> dg.AssetCheckResult:
                 description="No table is missing seq numbers (lost events); a warning.")
 def no_sequence_gaps(warehouse: Warehouse) -> dg.AssetCheckResult:
     passed, meta = sequence_gaps(warehouse.path)
+    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN,
+                               metadata=meta)
+
+
+@dg.asset_check(asset="events", additional_deps=["audit_findings"],
+                description="No event reuses a seq another event of its table has (two "
+                            "floors in one warehouse, or a table system's fault); a warning.")
+def no_sequence_conflicts(warehouse: Warehouse) -> dg.AssetCheckResult:
+    passed, meta = sequence_conflicts(warehouse.path)
     return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN,
                                metadata=meta)

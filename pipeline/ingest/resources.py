@@ -1,9 +1,10 @@
 """Dagster resources: the event source (a log URL) and the warehouse (a DuckDB path).
 
-Defaults come from the environment so ``dagster dev -m pipeline.definitions`` works on the
+Defaults come from the environment so ``dg dev`` (the project's Dagster UI) works on the
 demo data without a config file: ``UTH_SOURCE`` (default ``sqlite:///demo-data/events.db``),
 ``UTH_WAREHOUSE`` (default ``demo-data/warehouse.duckdb``), ``UTH_GAMING_DAY_START``
-(default ``06:00``) and ``UTH_ARCHIVE`` (default: ``<warehouse stem>_archive`` beside it).
+(default ``06:00``), ``UTH_ARCHIVE`` (default: ``<warehouse stem>_archive`` beside it) and
+``UTH_SEAL_KEY`` (a private key's path: seal the log after each load; default none).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class EventSource(dg.ConfigurableResource):  # type: ignore[type-arg]
 
     url: str
     batch_size: int = 100_000  # records per transaction
+    seal_key: str = ""  # the private key's path: seal the log after each load
 
     def open(self) -> EventLog:
         return open_log(self.url, create=False, growing=True)
@@ -52,7 +54,8 @@ class Warehouse(dg.ConfigurableResource):  # type: ignore[type-arg]
 
 
 def default_source() -> EventSource:
-    return EventSource(url=os.environ.get("UTH_SOURCE", DEFAULT_SOURCE))
+    return EventSource(url=os.environ.get("UTH_SOURCE", DEFAULT_SOURCE),
+                       seal_key=os.environ.get("UTH_SEAL_KEY", ""))
 
 
 def default_warehouse() -> Warehouse:

@@ -190,6 +190,12 @@ def restore_archive(root: str | Path, warehouse: str | Path, *,
             with writing(warehouse) as con:
                 restored += _restore_rows(con, rows, day_start_minutes)
             log.info("archive: restored %d events so far from %s", restored, root)
+    from pipeline.ledger.store import restore_seals  # the archive's seals, with its events
+
+    with writing(warehouse) as con:
+        seals = restore_seals(root, con)
+    if seals:
+        log.info("archive: restored %d seals from %s", seals, root)
     return restored
 
 

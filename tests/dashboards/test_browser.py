@@ -24,6 +24,7 @@ PAGES = [
     ("hand_audit?hand_id=H1", "Hand audit", ".uth-card"),
     ("findings", "Findings", '[data-testid="stDataFrame"]'),
     ("dealers", "Dealers", '[data-testid="stDataFrame"]'),
+    ("players", "Players", '[data-testid="stDataFrame"]'),
     ("disputes", "Disputes", '[data-testid="stDataFrame"]'),
     ("hold", "Hold report", '[data-testid="stDataFrame"]'),
     ("live", "Live", '[data-testid="stDataFrame"]'),
@@ -79,6 +80,14 @@ def test_every_page_in_chromium(browser, server: Server, tmp_path: Path) -> None
     page.get_by_role("heading", name="Hand audit", exact=True).wait_for(timeout=120_000)
     page.get_by_text("Verdict: 1 of 1 wagers settled wrongly.").wait_for(timeout=120_000)
     assert "hand_id=H4" in page.url  # the latest finding's hand: ante paid twice
+    # a flagged player's evidence hand opens in the hand audit page
+    page.goto(f"{server.url}/players", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="Game protection", exact=True).wait_for(timeout=120_000)
+    page.get_by_text("Open an evidence hand").wait_for(timeout=120_000)
+    page.get_by_role("button", name="Open in hand audit").click(timeout=120_000)
+    page.get_by_role("heading", name="Hand audit", exact=True).wait_for(timeout=120_000)
+    page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)
+    assert "hand_id=H1" in page.url
     # the audit page drew the hand as cards, with the verdict
     page.goto(f"{server.url}/hand_audit?hand_id=H1", wait_until="domcontentloaded")
     page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)

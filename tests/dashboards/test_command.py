@@ -5,6 +5,8 @@ from __future__ import annotations
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from pipeline.cli import build_parser
 from tests.dashboards.conftest import Server
 
@@ -29,3 +31,20 @@ def test_serves_and_stops_on_sigterm(handmade_warehouse: Path, tmp_path: Path) -
         code = srv.stop()
     assert code == 0, srv.log.read_text()
     assert "Stopping" in srv.log.read_text()
+
+
+def test_a_busy_port_is_said_before_anything_is_served(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from pipeline.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["dashboards", "--warehouse", str(tmp_path / "w.duckdb"),
+                     "--port", str(port)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"port {port} on 127.0.0.1 is not free" in err and "serving" not in err

@@ -62,3 +62,9 @@ def test_warehouse_text_is_inert_in_markdown() -> None:
     assert re.sub(r"\\(.)", r"\1", escaped) == text  # nothing lost
     # every character markdown, HTML, LaTeX or a directive could act on is escaped
     assert re.search(r"(?<!\\)[\[\]()$*<>:#]", escaped) is None
+
+
+def test_a_dealer_without_mispays_shows_none_not_a_bare_amount() -> None:
+    assert fmt.mispay_net(0, "", 0) == "none"  # a mixed floor gives no currency
+    assert fmt.mispay_net(-500, "USD", 2) == "-$5.00"
+    assert fmt.mispay_net(1234, "mixed", 3) == "1,234 cents (several currencies)"

@@ -48,7 +48,8 @@ def test_floor(app, simulated_warehouse: Path, wh) -> None:  # type: ignore[no-u
         assert money(theo, cur) in shown["Theoretical win"]
         assert pct(win / drop, "drop") in shown["Hold % (win ÷ drop)"]
         assert count(hands) in shown["Hands"]
-    table = at.dataframe[0].value
+    table = at.dataframe[1].value  # the money grid (the first holds hold and its limits)
+    assert len(at.dataframe[0].value) == len(table)
     assert len(table) == wh.execute("SELECT count(*) FROM table_hold_daily").fetchone()[0]
     for t, d, cur, win in wh.execute("SELECT table_id, gaming_day, currency, house_win "
                                      "FROM table_hold_daily").fetchall():

@@ -46,6 +46,15 @@ CREATE TABLE load_positions(source VARCHAR PRIMARY KEY, position VARCHAR,
   events_loaded BIGINT, updated_at TIMESTAMP);
 CREATE TABLE dead_letters(source VARCHAR, position VARCHAR, reason VARCHAR, raw VARCHAR,
   loaded_at TIMESTAMP);
+CREATE TABLE player_ratings(player VARCHAR, gaming_day DATE, table_id VARCHAR, hands BIGINT,
+  hours DOUBLE, avg_ante DOUBLE, avg_wager DOUBLE, handle BIGINT, theo_win BIGINT,
+  decision_cost BIGINT, actual_win BIGINT, win_minus_theo BIGINT, protection_score DOUBLE,
+  flagged BOOLEAN, currency VARCHAR);
+CREATE TABLE player_alerts(player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT,
+  decisions BIGINT, score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR,
+  gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR);
+CREATE TABLE player_alert_dealers(player VARCHAR, dealer_id VARCHAR, hands BIGINT,
+  gain_antes DOUBLE, z DOUBLE);
 """
 
 D27, D28, D29 = date(2026, 11, 27), date(2026, 11, 28), date(2026, 11, 29)
@@ -148,6 +157,23 @@ TABLE_OPENED = {"ruleset": "charlevoix-2011", "min_bet": 500, "max_bet": 50000,
                 "max_trips": 10000, "seats": 7, "currency": "USD"}
 
 
+# Players: a seat session flagged for hole-card play (two gaming days) and a pseudonymous
+# player rated on one day. player, day, table, hands, hours, avg ante, avg wager, handle,
+# theo, decisions' cost, actual win, score, flagged (win - theo derived below)
+HOLE_CARDER = "T1/seat-2/H1"
+PSEUDONYM = "pr1_0123456789abcdef0123456789abcdef"
+RATINGS = [
+    (HOLE_CARDER, D27, "T1", 120, 3.0, 1000.0, 3000.0, 360_000, 3_000, 5_000, -20_000, 6.2,
+     True),
+    (HOLE_CARDER, D28, "T1", 80, 2.0, 1000.0, 4000.0, 320_000, 2_000, 4_000, -15_000, 6.2,
+     True),
+    (PSEUDONYM, D28, "T2", 60, 1.5, 2500.0, 6000.0, 360_000, 4_000, 500, 12_000, 0.7, False),
+]
+ALERTS = [(HOLE_CARDER, "T1", "2", 200, 350, 6.2, 6.2, 3.0, "hole-card-both", 95.5,
+           '["H1", "H2"]', "D1", "D1")]
+ALERT_DEALERS = [(HOLE_CARDER, "D1", 150, 80.0, 6.0), (HOLE_CARDER, "D2", 50, 15.5, 2.1)]
+
+
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
 
@@ -191,6 +217,10 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
                     [(eid, k, t, h, seq, at, d, json.dumps(p), str(seq))
                      for eid, k, t, h, seq, at, d, p in events])
     con.execute("INSERT INTO load_positions VALUES ('test.jsonl', '517', 18, now())")
+    con.executemany("INSERT INTO player_ratings VALUES (" + ",".join("?" * 15) + ")", [
+        (*r[:11], r[10] - r[8] - r[9], r[11], r[12], "USD") for r in RATINGS])
+    con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 13) + ")", ALERTS)
+    con.executemany("INSERT INTO player_alert_dealers VALUES (?,?,?,?,?)", ALERT_DEALERS)
 
 
 def build(path: Path, rows: bool = True) -> Path:

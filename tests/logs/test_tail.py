@@ -91,3 +91,25 @@ def test_follow_prints_new_events_and_stops_on_sigterm(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         pub.close()
+
+
+def test_last_lines_of_every_backend_are_the_last_n_of_the_log(
+        log_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``-n 3`` shows three lines, not three per partition (Kafka, 3 partitions), and
+    with ``--table`` the last three of that table; in time order."""
+    from events.logs import open_log
+
+    events = [{**event("ChipsPurchased", f"T{k % 4}", k // 4,
+                       {"seat": 1, "amount": 100 * (k + 1), "method": "cash"}),
+               "occurred_at": f"2026-11-29T21:{k // 60:02d}:{k % 60:02d}.000Z"}
+              for k in range(40)]
+    with open_log(log_url) as log:
+        log.append([(e["table_id"], encode(e)) for e in events])
+    assert main(["tail", "--source", log_url, "--no-follow", "-n", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [o.split()[1] for o in out] == ["T1", "T2", "T3"]
+    assert "buys 40.00" in out[-1]
+    assert main(["tail", "--source", log_url, "--no-follow", "-n", "3", "--table", "T0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [o.split()[1] for o in out] == ["T0"] * 3
+    assert ["buys 29.00" in out[0], "buys 37.00" in out[-1]] == [True, True]

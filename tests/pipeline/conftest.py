@@ -15,15 +15,18 @@ from tests.pipeline import streams
 VOLATILE = {"load_positions": "updated_at", "dead_letters": "loaded_at"}
 
 
-def materialize(source: str | Path, warehouse: str | Path, **warehouse_config: Any) -> Any:
-    """The whole asset graph with its checks, in-process (what ``uth load`` runs)."""
+def materialize(source: str | Path, warehouse: str | Path, seal_key: str = "",
+                **warehouse_config: Any) -> Any:
+    """The whole asset graph with its checks, in-process (what ``uth load`` runs);
+    ``seal_key``: the private key the load seals the log with."""
     import dagster as dg
 
     from pipeline.definitions import ASSETS, CHECKS
     from pipeline.ingest.resources import EventSource, Warehouse
 
     batch_size = warehouse_config.pop("batch_size", 100_000)
-    resources = {"source": EventSource(url=str(source), batch_size=batch_size),
+    resources = {"source": EventSource(url=str(source), batch_size=batch_size,
+                                       seal_key=seal_key),
                  "warehouse": Warehouse(path=str(warehouse), **warehouse_config)}
     with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize([*ASSETS, *CHECKS], resources=resources, instance=instance,

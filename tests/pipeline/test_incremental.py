@@ -94,4 +94,9 @@ def test_audit_worker_processes_give_the_same_warehouse(tmp_path: Path) -> None:
     assert stats.hands == 5
     update_rollups(pool)
     archive_pending(pool, tmp_path / "pool_archive")
+    from pipeline.players.transforms import update_players
+    from pipeline.warehouse import writing
+
+    with writing(pool) as con:
+        update_players(con, 360)
     assert dump(one) == dump(pool)

@@ -226,8 +226,8 @@ def test_checks_all_pass(floor_warehouse: tuple[Path, Any]) -> None:
     result = floor_warehouse[1]
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
     assert sorted(checks) == ["findings_are_reported", "hold_within_control_limits",
-                              "no_duplicate_events", "no_sequence_gaps",
-                              "recorded_payouts_balance"]
+                              "no_duplicate_events", "no_sequence_conflicts",
+                              "no_sequence_gaps", "recorded_payouts_balance"]
     assert not checks["no_sequence_gaps"].passed  # T2 lost one event: a warning
     assert checks["no_sequence_gaps"].metadata["gaps"].value == 1
     assert all(c.passed for name, c in checks.items() if name != "no_sequence_gaps")

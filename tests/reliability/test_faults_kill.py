@@ -118,6 +118,7 @@ def test_fault_sigkill_loader_mid_batch_then_rerun(
     url, valid, rejected = source_log(tmp_path / "log.db")
     expected = reference(url)
     assert len(expected["audit_findings"]) >= 8, "the source should give findings to lose"
+    public = _seal(url, tmp_path / "keys" / "seal")
     assert len(expected["dead_letters"]) == rejected
     warehouse = tmp_path / "killed.duckdb"
     killed_at = []
@@ -156,3 +157,20 @@ def test_fault_sigkill_loader_mid_batch_then_rerun(
     ledger.record("fault", "SIGKILL uth load mid-batch, rerun", sent=valid + rejected,
                   processed=len(ids), rejected=len(seen["dead_letters"]),
                   flagged=len(seen["audit_findings"]), note="killed " + ", ".join(killed_at))
+    # the killed and resumed load's events are the sealed ones: no false alarm
+    from pipeline.ledger.store import verify_warehouse
+
+    (report,) = verify_warehouse(warehouse, public)
+    assert report.intact and report.sealed_events == valid and not report.unsealed, \
+        report.lines()
+
+
+def _seal(url: str, prefix: Path) -> Any:
+    """Seal the source log before the loads (they copy the seal into the warehouse)."""
+    from events.ledger.keys import generate, load_private, load_public
+    from events.ledger.logs import seal_log
+
+    private, public = generate(prefix)
+    with open_log(url) as log:
+        seal_log(log, load_private(private))
+    return load_public(public)

@@ -98,7 +98,7 @@ def test_an_event_never_names_a_ruleset_file(tmp_path: Path, named: str) -> None
 # 3 ---------------------------------------------------------------------------------------
 
 def test_identifiers_that_are_no_path_segment_or_other_spellings_are_refused(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], ledger: Any) -> None:
     """``T\\u0000A`` and ``T\\u0000B`` shared the archive directory of ``T`` (loading the
     second deleted the first's archive); NFC and NFD ``Café`` were two tables. Such
     events are dead letters; the valid table's archive is whole."""
@@ -123,6 +123,8 @@ def test_identifiers_that_are_no_path_segment_or_other_spellings_are_refused(
     assert sum("control character" in r for (r,) in dead) == 10
     assert sum("NFC" in r for (r,) in dead) == 5
     assert archived == (len(good),)
+    ledger.record("bad-input", "NUL and NFD table ids [uth load, archive]",
+                  sent=len(good) + len(bad), processed=archived[0], rejected=len(dead))
 
 
 # 4 ---------------------------------------------------------------------------------------
@@ -151,8 +153,8 @@ def test_an_ingest_run_again_dead_letters_nothing_twice(tmp_path: Path, sink_kin
 # 5 ---------------------------------------------------------------------------------------
 
 def test_a_player_identifier_is_never_stored_in_clear(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      ledger: Any) -> None:
     """Written with a JSON escape in its key, or as a number: not in the log, the dead
     letters (stored line and reason), the warehouse or the archive."""
     events = floor(1, "pl")
@@ -173,6 +175,8 @@ def test_a_player_identifier_is_never_stored_in_clear(tmp_path: Path,
         dump = "\n".join(con.iterdump())
     assert CARD not in dump and "pr1_" in dump
     assert "kept only as its pseudonym" in _dead(sink)[0]["reason"]
+    ledger.record("bad-input", "escaped and numeric player_ref [uth ingest]", sent=len(lines),
+                  processed=report["written"], rejected=report["rejected"])
     os.environ["UTH_PSEUDONYM_KEY"] = KEY
     try:
         code, _, err = load_in_process(capsys, "load", "--source", str(source),
@@ -192,7 +196,8 @@ def test_a_player_identifier_is_never_stored_in_clear(tmp_path: Path,
 
 # 6, 7, 11: what a file holds and how its lines end ------------------------------------
 
-def test_a_byte_order_mark_and_cr_only_line_ends_lose_nothing(tmp_path: Path) -> None:
+def test_a_byte_order_mark_and_cr_only_line_ends_lose_nothing(tmp_path: Path,
+                                                               ledger: Any) -> None:
     lines = _lines()
     for name, data in (("bom.jsonl", b"\xef\xbb\xbf" + b"\n".join(lines) + b"\n"),
                        ("mac.jsonl", b"\r".join(lines) + b"\r")):
@@ -203,6 +208,8 @@ def test_a_byte_order_mark_and_cr_only_line_ends_lose_nothing(tmp_path: Path) ->
         summary = json.loads(audited.stdout.strip().splitlines()[-1])["summary"]
         assert summary["events"] == len(lines) and summary["rejected_events"] == 0
         assert summary["hands"] == 3
+        ledger.record("bad-input", f"{name} [uth ingest, uth audit]", sent=len(lines),
+                      processed=report["written"], rejected=report["rejected"])
 
 
 def test_ingest_and_audit_agree_on_an_unended_last_line(tmp_path: Path, ledger: Any) -> None:

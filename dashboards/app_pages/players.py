@@ -1,0 +1,149 @@
+"""Players: rating slips, and game protection (hole-card play) with its evidence."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboards import player_queries, queries, ui
+from dashboards.format import count, day, decimal, money
+
+st.title("Players")
+st.caption("A player is the pseudonym the table sent (never a name or card number) or a seat "
+           "session: one seat at one table over consecutive hands. Theo is the house edge of "
+           "what was wagered under basic strategy; the decisions' cost is what the player's "
+           "own choices gave up against basic strategy, valued with what the player could see.")
+
+with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as con:
+    opts = player_queries.player_options(con)
+    if opts.first_day is None:
+        ui.empty_notice("rated players")
+        st.stop()
+    first, last = ui.day_range(opts, "players_days")
+    filters = queries.Filters(day_from=first, day_to=last,
+                              tables=ui.multiselect("Tables", opts.tables, "players_tables"))
+    rows = player_queries.ratings(con, filters)
+    daily = player_queries.ratings_daily(con, filters)
+    alerts = player_queries.alerts(con)
+    evidence = player_queries.evidence(con)
+    dealers = player_queries.alert_dealers(con)
+
+if rows.empty:
+    ui.empty_notice("rated players")
+    st.stop()
+
+currencies = set(rows["currency"].dropna())
+floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
+
+
+def total(column: str) -> str:
+    if floor_currency is None:
+        return "several currencies"
+    return money(int(rows[column].sum()), floor_currency)
+
+
+ui.metric_row([
+    ("Players", count(len(rows)), None),
+    ("Hands", count(int(rows["hands"].sum())), None),
+    ("Handle", total("handle"), "Every wager: ante, blind, play, Trips"),
+    ("Theoretical win", total("theo_win"), "House edge of the wagers under basic strategy"),
+    ("Actual win", total("actual_win"), "The house's settled result"),
+    ("Flagged players", count(int(rows["flagged"].fillna(False).sum())),
+     "Decisions that depend on the dealer's hidden cards"),
+])
+
+st.subheader("Rating slips")
+st.caption("Flagged players first (highlighted). Protection score: the strongest of the "
+           "player's standardized hidden-card gains (over all hands, and per dealer), adjusted "
+           "for how many were tested. Honest play of any skill stays near 0; a player is "
+           "flagged from 3.72, a false alarm for at most 1 honest player in 10,000.")
+ui.table("players-1", ui.highlight_rows(pd.DataFrame({
+    "Player": rows["player"],
+    "Tables": rows["tables"],
+    "Days": [count(v) for v in rows["days"]],
+    "Hands": [count(v) for v in rows["hands"]],
+    "Hours": [decimal(v, 2) for v in rows["hours"]],
+    "Average ante": ui.money_column(rows, "avg_ante"),
+    "Average wager": ui.money_column(rows, "avg_wager"),
+    "Handle": ui.money_column(rows, "handle"),
+    "Theo win": ui.money_column(rows, "theo_win"),
+    "Decisions' cost": ui.money_column(rows, "decision_cost"),
+    "Actual win": ui.money_column(rows, "actual_win"),
+    "Actual − theo": ui.money_column(rows, "win_minus_theo"),
+    "Protection score": [decimal(v, 2) for v in rows["score"]],
+}), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
+
+with st.expander("Rating slips by gaming day"):
+    ui.table("players-2", pd.DataFrame({
+        "Gaming day": [day(v) for v in daily["gaming_day"]],
+        "Player": daily["player"],
+        "Table": daily["table_id"],
+        "Hands": [count(v) for v in daily["hands"]],
+        "Hours": [decimal(v, 2) for v in daily["hours"]],
+        "Average ante": ui.money_column(daily, "avg_ante"),
+        "Average wager": ui.money_column(daily, "avg_wager"),
+        "Handle": ui.money_column(daily, "handle"),
+        "Theo win": ui.money_column(daily, "theo_win"),
+        "Decisions' cost": ui.money_column(daily, "decision_cost"),
+        "Actual win": ui.money_column(daily, "actual_win"),
+    }), hide_index=True, width="stretch")
+
+st.header("Game protection")
+if alerts.empty:
+    st.success("No player's decisions depend on the dealer's hidden cards: nobody flagged.")
+    st.stop()
+st.caption("Each decision is valued with the dealer's actual cards and with cards the player "
+           "could not tell apart: honest play gains nothing from them on average; these "
+           "players' gains keep growing. Pattern: which cards the decisions match; only with "
+           "dealer: the evidence is in that dealer's hands alone (a dealer who flashes).")
+ui.table("players-3", pd.DataFrame({
+    "Player": alerts["player"],
+    "Table": alerts["table_id"],
+    "Seats": alerts["seats"],
+    "Hands": [count(v) for v in alerts["hands"]],
+    "Decisions": [count(v) for v in alerts["decisions"]],
+    "Score": [decimal(v, 1) for v in alerts["score"]],
+    "Pattern": alerts["pattern"],
+    "Hidden-card gain (antes)": [decimal(v, 1) for v in alerts["gain_antes"]],
+    "Most with dealer": alerts["top_dealer"],
+    "Only with dealer": alerts["only_with_dealer"],
+}), hide_index=True, width="stretch")
+
+st.subheader("Evidence: the strongest hands")
+ui.table("players-4", pd.DataFrame({
+    "Hand": ["hand_audit?hand_id=" + str(h) for h in evidence["hand_id"]],
+    "Player": evidence["player"],
+    "Rank": evidence["rank"],
+    "Table": evidence["table_id"],
+    "Dealer": evidence["dealer_id"],
+}), hide_index=True, width="stretch", column_config={
+    "Hand": st.column_config.LinkColumn("Hand", display_text=r"hand_id=(.*)",
+                                        help="Opens the hand in the audit page"),
+})
+labels = {f"{h}|{p}": f"{h} · {p}" for h, p in zip(evidence["hand_id"], evidence["player"],
+                                                    strict=True)}
+if labels:
+    c1, c2 = st.columns([4, 1])
+    pick = c1.selectbox("Open an evidence hand", list(labels), format_func=labels.__getitem__,
+                        key="players_open")
+    if c2.button("Open in hand audit", key="players_go"):
+        st.switch_page("app_pages/hand_audit.py", query_params={"hand_id": pick.split("|")[0]})
+
+st.subheader("Dealers the alerts concentrate on")
+st.caption("The flagged players' hidden-card gains by the dealer who dealt: a dealer who "
+           "flashes cards carries most of them.")
+ui.table("players-5", pd.DataFrame({
+    "Dealer": dealers["dealer_id"],
+    "Flagged players": [count(v) for v in dealers["flagged_players"]],
+    "Hands": [count(v) for v in dealers["hands"]],
+    "Gain (antes)": [decimal(v, 1) for v in dealers["gain_antes"]],
+    "Share of the gain": [f"{v:.0%}" if ui.known(v) else "—" for v in dealers["gain_share"]],
+    "Best score with the dealer": [decimal(v, 1) for v in dealers["max_z"]],
+}), hide_index=True, width="stretch")
+st.altair_chart(alt.Chart(dealers).mark_bar().encode(
+    x=alt.X("gain_antes:Q", title="Hidden-card gain (antes)"),
+    y=alt.Y("dealer_id:N", title=None, sort="-x"),
+    tooltip=["dealer_id:N", "flagged_players:Q", "hands:Q",
+             alt.Tooltip("gain_antes:Q", format=".1f"), alt.Tooltip("max_z:Q", format=".1f")]),
+    width="stretch")

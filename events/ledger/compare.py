@@ -1,0 +1,317 @@
+"""A store's events against its seals: what is intact, what was tampered with, what is
+not yet sealed.
+
+The store gives each table's events as it holds them (:class:`StoredEvent`, in its log's
+order, the first copy of each ``event_id``); the seals give the signed trees. The latest
+seal whose signature verifies is the reference: its leaves (stored with the seals) are
+trusted once they rebuild its signed roots, and each table's sealed events (those before
+the log end the seal names) are compared with them, leaf by leaf. What differs is named:
+
+- ``altered``: the event is there, its contents differ;
+- ``deleted``: a sealed event is gone;
+- ``inserted``: an event the seal does not hold, among the sealed ones;
+- ``forged``: another event stands where a sealed one was, or a seal's signature fails;
+- ``moved``: a sealed event found at another ``seq`` or another place in the order.
+
+Events after the latest seal's end are *not yet sealed*: reported as such, never as tampered.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
+
+import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from events.ledger.keys import signature_valid
+from events.ledger.merkle import tree_root
+from events.ledger.seal import LeafRow, SealBody, SealRecord, leaves_digest
+from events.ledger.stored import StoredEvent, columns
+
+_LEAF = attrgetter("leaf")
+_TABLE, _INDEX = attrgetter("table_id"), attrgetter("tree_index")
+KINDS = ("altered", "deleted", "inserted", "forged", "moved")
+_DETAIL = {
+    "altered": "contents differ from the sealed event",
+    "deleted": "sealed event missing",
+    "inserted": "event the seal does not hold, among the sealed ones",
+    "forged": "another event stands in place of the sealed one",
+    "moved": "sealed event found at another place in the order",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    table_id: str | None  # None: about a seal, not a table's events
+    first_seq: int | None
+    last_seq: int | None
+    kind: str
+    detail: str
+    count: int = 0
+
+    def line(self) -> str:
+        if self.table_id is None:
+            return f"{self.kind}: {self.detail}"
+        span = (f"seq {self.first_seq}" if self.first_seq == self.last_seq
+                else f"seq {self.first_seq}..{self.last_seq}")
+        many = f" ({self.count} events)" if self.count > 1 else ""
+        return f"{shown(self.table_id)} {span}: {self.kind}{many}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Unsealed:
+    table_id: str
+    first_seq: int
+    last_seq: int
+    count: int
+
+    def line(self) -> str:
+        return (f"{shown(self.table_id)} seq {self.first_seq}..{self.last_seq}: "
+                f"{self.count} events not yet sealed")
+
+
+@dataclass
+class VerifyReport:
+    source: str
+    findings: list[Finding] = field(default_factory=list)
+    unsealed: list[Unsealed] = field(default_factory=list)
+    seals: int = 0
+    sealed_events: int = 0
+    tables: int = 0
+
+    @property
+    def intact(self) -> bool:
+        return not self.findings
+
+    def lines(self) -> list[str]:
+        return ([f.line() for f in self.findings] + [u.line() for u in self.unsealed])
+
+
+def shown(text: str, limit: int = 64) -> str:
+    """Text from an event made safe for a terminal: control and other unprintable
+    characters escaped, long text cut."""
+    out = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256
+                  else f"\\u{ord(c):04x}" for c in text[:limit])
+    return out + ("..." if len(text) > limit else "")
+
+
+def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519PublicKey,
+                 store: Mapping[str, Sequence[StoredEvent]]) -> VerifyReport:
+    """Compare ``store`` (each table's events, first copies, in log order) with ``seals``,
+    the seals of the log ``source`` names (whatever its URL was when they were taken: a
+    log moved elsewhere keeps its seals)."""
+    report = VerifyReport(source)
+    valid = _valid_seals(seals, public, report)
+    report.seals = len(valid)
+    latest = valid[-1][1] if valid else None
+    heads = {h.table_id: h for h in latest.tables} if latest is not None else {}
+    leaves = _leaf_rows(valid)
+    through = latest.through_cursor() if latest is not None else {}
+    report.tables = len(set(store) | set(heads))
+    for table_id in sorted(set(store) | set(heads)):
+        events = store.get(table_id, ())
+        head = heads.get(table_id)
+        if head is None:
+            # a table the seal does not know: its events before the seal's end were put
+            # into the sealed part of the log; those after it are merely new
+            early = [e for e in events if e.offset < through.get(e.partition, 0)]
+            report.findings += _ranges(table_id, (("inserted", e.seq) for e in early))
+            report.unsealed += _unsealed(table_id, [
+                e for e in events if e.offset >= through.get(e.partition, 0)])
+            continue
+        report.sealed_events += head.size
+        sealed = leaves.get(table_id, [])[:head.size]
+        hashes, after = _split(events, through)
+        if (len(hashes) == head.size and leaves_digest(hashes) == head.leaves_sha256
+                and list(map(_LEAF, sealed)) == list(hashes)):
+            # the common case: the events before the seal's end are the sealed ones
+            report.unsealed += _unsealed(table_id, after)
+            continue
+        stored = [r.leaf for r in sealed]
+        if (len(sealed) != head.size or tree_root(stored).hex() != head.root
+                or leaves_digest(stored) != head.leaves_sha256):
+            before = [e for e in events if e.offset < through.get(e.partition, 0)]
+            report.findings += _unlocalized(table_id, head.root, head.size, before)
+            report.unsealed += _unsealed(table_id, [
+                e for e in events if e.offset >= through.get(e.partition, 0)])
+            continue
+        # the sealed part: what lay before the seal's end, and the sealed events wherever
+        # they are now (a line inserted into a file shifts those after it)
+        ids = {r.event_id for r in sealed}
+        part = [e for e in events if e.offset < through.get(e.partition, 0)
+                or e.event_id in ids]
+        report.findings += compare_table(table_id, sealed, part)
+        report.unsealed += _unsealed(table_id, [e for e in events if e.offset >= through.get(
+            e.partition, 0) and e.event_id not in ids])
+    return report
+
+
+def _split(events: Sequence[StoredEvent], through: Mapping[int, int]
+           ) -> tuple[Sequence[bytes], Sequence[StoredEvent]]:
+    """The leaves of the events before the seal's end, and the events after it (a table's
+    events are in one partition, in offset order: one search; else one test per event)."""
+    partitions, offsets, leaves = columns(events)
+    found = set(partitions)
+    if len(found) == 1:
+        cut = bisect.bisect_left(offsets, through.get(found.pop(), 0))
+        return leaves[:cut], events[cut:]
+    return ([e.leaf for e in events if e.offset < through.get(e.partition, 0)],
+            [e for e in events if e.offset >= through.get(e.partition, 0)])
+
+
+def _unsealed(table_id: str, events: Sequence[StoredEvent]) -> list[Unsealed]:
+    if not events:
+        return []
+    seqs = [e.seq for e in events]
+    return [Unsealed(table_id, min(seqs), max(seqs), len(events))]
+
+
+def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
+                 report: VerifyReport) -> list[tuple[SealRecord, SealBody]]:
+    """The seals whose signature verifies, in order of number; a failed signature or a
+    broken chain of seals is a finding."""
+    valid: list[tuple[SealRecord, SealBody]] = []
+    for position, record in enumerate(seals, 1):
+        try:
+            body = record.parsed()
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            report.findings.append(Finding(None, None, None, "forged",
+                                           f"stored seal {position} is not a seal"))
+            continue
+        if not signature_valid(public, record.signature, record.body):
+            report.findings.append(Finding(
+                None, None, None, "forged",
+                f"seal {body.number}: its signature does not verify with this public key"))
+            continue
+        valid.append((record, body))
+    valid.sort(key=lambda pair: pair[1].number)
+    expected, previous = 1, None
+    for record, body in valid:
+        if body.number != expected or body.previous != previous:
+            report.findings.append(Finding(
+                None, None, None, "deleted",
+                f"seal {body.number}: the seal before it (number {body.number - 1}) is "
+                "missing or was replaced"))
+        expected, previous = body.number + 1, record.digest()
+    return valid
+
+
+def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, list[LeafRow]]:
+    """Each table's leaves stored with the seals, in tree order (a run of leaves out of
+    place ends the table's list there: the signed root then names it altered)."""
+    rows: dict[str, list[LeafRow]] = defaultdict(list)
+    broken: set[str] = set()
+    for record, _ in valid:
+        for table_id, run in groupby(record.leaves, key=_TABLE):
+            items = list(run)
+            table = rows[table_id]
+            if table_id in broken:
+                continue
+            if list(map(_INDEX, items)) == list(range(len(table), len(table) + len(items))):
+                table.extend(items)
+            else:
+                broken.add(table_id)
+    return rows
+
+
+def _unlocalized(table_id: str, root: str, size: int,
+                 events: Sequence[StoredEvent]) -> list[Finding]:
+    """The leaves stored with the seals do not rebuild the signed root: they were altered.
+    The events are then checked against the root alone (intact or not, not which one)."""
+    found = [Finding(table_id, None, None, "altered",
+                     "the leaves stored with its seals do not rebuild the signed root "
+                     "(the seal record was altered)")]
+    seqs = [e.seq for e in events] or [0]
+    if len(events) != size or tree_root([e.leaf for e in events]).hex() != root:
+        found.append(Finding(table_id, min(seqs), max(seqs), "altered",
+                             "the sealed events differ from the signed root (which ones "
+                             "cannot be told: the seal record was altered too)", len(events)))
+    return [Finding(f.table_id, f.first_seq if f.first_seq is not None else min(seqs),
+                    f.last_seq if f.last_seq is not None else max(seqs), f.kind, f.detail,
+                    f.count) for f in found]
+
+
+def compare_table(table_id: str, sealed: Sequence[LeafRow],
+                  events: Sequence[StoredEvent]) -> list[Finding]:
+    """Findings for one table: its trusted sealed leaves against the store's sealed part."""
+    if len(sealed) == len(events) and all(
+            s.leaf == e.leaf for s, e in zip(sealed, events, strict=True)):
+        return []
+    index_of = {s.leaf: i for i, s in enumerate(sealed)}
+    pairs = [(j, index_of[e.leaf]) for j, e in enumerate(events) if e.leaf in index_of]
+    in_order = _increasing(pairs)
+    kinds: list[tuple[str, int]] = []
+    matched_sealed = {i for _, i in pairs}
+    matched_events = {j for j, _ in pairs}
+    kinds += [("moved", events[j].seq) for j, i in pairs if (j, i) not in in_order]
+    left = {j: e for j, e in enumerate(events) if j not in matched_events}
+    by_id = {e.event_id: j for j, e in left.items()}
+    by_seq: dict[int, list[int]] = defaultdict(list)
+    for j, e in left.items():
+        by_seq[e.seq].append(j)
+    for i, s in enumerate(sealed):
+        if i in matched_sealed:
+            continue
+        found = by_id.pop(s.event_id) if s.event_id in by_id else None
+        if found is not None:
+            e = left.pop(found)
+            by_seq[e.seq].remove(found)
+            kinds.append(("altered" if e.seq == s.seq else "moved", s.seq))
+            continue
+        others = [k for k in by_seq.get(s.seq, []) if k in left]
+        if others:
+            e = left.pop(others[0])
+            by_seq[s.seq].remove(others[0])
+            if by_id.get(e.event_id) == others[0]:
+                del by_id[e.event_id]
+            kinds.append(("forged", s.seq))
+        else:
+            kinds.append(("deleted", s.seq))
+    kinds += [("inserted", e.seq) for e in left.values()]
+    return _ranges(table_id, kinds)
+
+
+def _increasing(pairs: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The longest run of ``pairs`` (in store order) whose sealed indexes increase: the
+    events in their sealed order; the others were moved."""
+    tails: list[int] = []  # sealed index ending the best run of each length
+    ends: list[int] = []  # its position in pairs
+    back: list[int] = [-1] * len(pairs)
+    for k, (_, i) in enumerate(pairs):
+        at = bisect.bisect_left(tails, i)
+        back[k] = ends[at - 1] if at else -1
+        if at == len(tails):
+            tails.append(i)
+            ends.append(k)
+        else:
+            tails[at] = i
+            ends[at] = k
+    kept: set[tuple[int, int]] = set()
+    k = ends[-1] if ends else -1
+    while k >= 0:
+        kept.add(pairs[k])
+        k = back[k]
+    return kept
+
+
+def _ranges(table_id: str, kinds: Iterable[tuple[str, int]]) -> list[Finding]:
+    """One finding per kind and run of consecutive ``seq``."""
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for kind, seq in kinds:
+        by_kind[kind].append(seq)
+    out: list[Finding] = []
+    for kind in KINDS:
+        seqs = sorted(by_kind.get(kind, []))
+        start = 0
+        for k in range(1, len(seqs) + 1):
+            if k == len(seqs) or seqs[k] > seqs[k - 1] + 1:
+                out.append(Finding(table_id, seqs[start], seqs[k - 1], kind, _DETAIL[kind],
+                                   k - start))
+                start = k
+    out.sort(key=lambda f: (f.first_seq or 0, KINDS.index(f.kind)))
+    return out

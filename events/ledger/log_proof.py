@@ -1,0 +1,36 @@
+"""The inclusion proof of some events of a log (a hand's, for its evidence document),
+against the latest seal stored beside the log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from events.ledger.logs import last_seal, read_seals, scan
+from events.ledger.proof import build_proof
+from events.ledger.stored import TableEvents
+from events.logs.base import EventLog
+
+
+def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, Any] | str:
+    """The proof of ``event_ids`` (events of ``table_id``), or why there is none."""
+    seal = last_seal(read_seals(log), None)
+    if seal is None:
+        return f"{log.describe()} has no seal yet (run `uth seal`)"
+    head = seal.parsed().head(table_id)
+    size = head.size if head is not None else 0
+    through = seal.parsed().through_cursor()
+    ledger = scan(log, keep=set(event_ids))
+    table = ledger.tables.get(table_id) or TableEvents()
+    sealed = [e for e in table if e.offset < through.get(e.partition, 0)][:size]
+    index = {e.event_id: i for i, e in enumerate(sealed)}
+    entries = []
+    unsealed = []
+    for event_id in event_ids:
+        data = ledger.kept.get(event_id)
+        at = index.get(event_id)
+        if data is None or at is None:
+            unsealed.append(event_id)
+            continue
+        entries.append((event_id, sealed[at].seq, at, data))
+    return build_proof(seal, table_id, [e.leaf for e in sealed], entries, unsealed)

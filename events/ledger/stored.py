@@ -1,0 +1,93 @@
+"""A store's events as the ledger sees them: per event its ``seq``, ``event_id``, leaf hash
+and place in its log; a table's events kept as columns.
+
+:class:`TableEvents` is a sequence of :class:`StoredEvent` that holds its columns as lists,
+because a scan of a log of millions of events should not make an object per event: the
+common verification needs only the leaves and the offsets (an object is made only for an
+event a finding names).
+
+>>> table = TableEvents()
+>>> table.extend([0, 1], ["e0", "e1"], [b"a", b"b"], [0, 0], [1, 2])
+>>> len(table), table[1], table.leaves
+(2, StoredEvent(seq=1, event_id='e1', leaf=b'b', partition=0, offset=2), [b'a', b'b'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
+from typing import NamedTuple, overload
+
+
+class StoredEvent(NamedTuple):
+    """One event as a store holds it: where it sits in its log, and its leaf hash."""
+
+    seq: int
+    event_id: str
+    leaf: bytes
+    partition: int
+    offset: int
+
+
+_COLUMNS = tuple(attrgetter(n) for n in StoredEvent._fields)
+
+
+class TableEvents(Sequence[StoredEvent]):
+    """One table's events, in its log's order, as columns."""
+
+    __slots__ = ("event_ids", "leaves", "offsets", "partitions", "seqs")
+
+    def __init__(self, events: Iterable[StoredEvent] = ()) -> None:
+        items = list(events)
+        self.seqs: list[int] = list(map(_COLUMNS[0], items))
+        self.event_ids: list[str] = list(map(_COLUMNS[1], items))
+        self.leaves: list[bytes] = list(map(_COLUMNS[2], items))
+        self.partitions: list[int] = list(map(_COLUMNS[3], items))
+        self.offsets: list[int] = list(map(_COLUMNS[4], items))
+
+    def extend(self, seqs: Sequence[int], event_ids: Sequence[str], leaves: Sequence[bytes],
+               partitions: Sequence[int], offsets: Sequence[int]) -> None:
+        self.seqs.extend(seqs)
+        self.event_ids.extend(event_ids)
+        self.leaves.extend(leaves)
+        self.partitions.extend(partitions)
+        self.offsets.extend(offsets)
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    @overload
+    def __getitem__(self, index: int) -> StoredEvent: ...
+    @overload
+    def __getitem__(self, index: slice) -> TableEvents: ...
+    def __getitem__(self, index: int | slice) -> StoredEvent | TableEvents:
+        if isinstance(index, slice):
+            out = TableEvents()
+            out.extend(self.seqs[index], self.event_ids[index], self.leaves[index],
+                       self.partitions[index], self.offsets[index])
+            return out
+        return StoredEvent(self.seqs[index], self.event_ids[index], self.leaves[index],
+                           self.partitions[index], self.offsets[index])
+
+    def __iter__(self) -> Iterator[StoredEvent]:
+        return map(StoredEvent, self.seqs, self.event_ids, self.leaves, self.partitions,
+                   self.offsets)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TableEvents({list(self)!r})"
+
+
+def columns(events: Sequence[StoredEvent]) -> tuple[Sequence[int], Sequence[int],
+                                                    Sequence[bytes]]:
+    """(partitions, offsets, leaves) of ``events``: a table's own lists, or read off."""
+    if isinstance(events, TableEvents):
+        return events.partitions, events.offsets, events.leaves
+    return (list(map(_COLUMNS[3], events)), list(map(_COLUMNS[4], events)),
+            list(map(_COLUMNS[2], events)))

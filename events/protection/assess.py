@@ -1,0 +1,247 @@
+"""Players assessed: per-player scores from the seat-hands' gains, flags, the pattern the
+decisions match, the strongest hands as evidence, and the dealers alerts concentrate on.
+
+A player is the pseudonym of ``player_ref`` when the table sends one, otherwise a *seat
+session*: the same seat at one table over consecutive hands of that table, ended by a hand
+the seat sits out. A player's score in each version (both dealer cards, the first, the
+second) is the standardized sum of the gains of their seat-hands,
+
+    z = sum(g) / sqrt(sum(var)),
+
+about N(0, 1) for any honest player (``scoring``), over all their hands and over the hands
+of each dealer they sat with (a hole-carder who sees only when one dealer flashes). The
+player's score is the largest of those k scores adjusted by the union bound,
+Phi^-1(1 - k (1 - Phi(z_max))), and the player is flagged when it reaches ``THRESHOLD``
+(3.72): a one-sided false-alarm rate of at most 1e-4 per honest player, whatever k
+(docs/game-protection.md states the rate measured on honest floors).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+import numpy.typing as npt
+
+from events.protection.hands import SeatHands
+from events.protection.scoring import Decisions, Gains, score
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+_NORMAL = NormalDist()
+FALSE_ALARM_RATE = 1e-4  # per honest player assessed
+THRESHOLD = -_NORMAL.inv_cdf(FALSE_ALARM_RATE)  # 3.719 on the adjusted score
+VERSIONS = 3  # both, first card, second card
+EVIDENCE_HANDS = 5
+MIN_HANDS = 50
+DEALER_MIN_HANDS = 50  # a dealer's hands tested on their own from this many
+
+
+def false_alarm_bound(threshold: float = THRESHOLD) -> float:
+    """An honest player's chance of a flag is at most 1 - Phi(threshold) (the union bound
+    over every score tested, which the adjusted score already carries)."""
+    return 0.5 * math.erfc(threshold / math.sqrt(2.0))
+
+
+@dataclass(frozen=True)
+class DealerShare:
+    dealer_id: str
+    hands: int
+    gain: float  # antes, in the player's pattern
+    z: float
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One player's assessment (the ``uth protect --json`` object)."""
+
+    player: str
+    table_id: str
+    seats: tuple[int, ...]
+    hands: int
+    decisions: int
+    score: float
+    z_both: float
+    z_one: float
+    flagged: bool
+    pattern: str | None
+    evidence: tuple[str, ...]
+    dealers: tuple[DealerShare, ...]
+    gain: float  # antes gained from the hidden cards, in the pattern's version
+    only_with_dealer: str | None = None  # the evidence is that dealer's hands only
+
+
+    def to_json(self) -> dict[str, object]:
+        return {"player": self.player, "table_id": self.table_id, "seats": list(self.seats),
+                "hands": self.hands, "decisions": self.decisions, "score": round(self.score, 3),
+                "z_both": round(self.z_both, 3), "z_one": round(self.z_one, 3),
+                "flagged": self.flagged, "pattern": self.pattern,
+                "evidence": list(self.evidence), "gain_antes": round(self.gain, 2),
+                "only_with_dealer": self.only_with_dealer,
+                "dealers": [{"dealer_id": d.dealer_id, "hands": d.hands,
+                             "gain_antes": round(d.gain, 2), "z": round(d.z, 3)}
+                            for d in self.dealers]}
+
+
+def player_keys(sh: SeatHands) -> list[str]:
+    """The player of each seat-hand: its pseudonym, or its seat session's name."""
+    keys: list[str] = [""] * len(sh)
+    last: dict[tuple[str, int], tuple[int, str]] = {}
+    for i in np.lexsort((sh.ordinal, sh.seat)).tolist():
+        ref = sh.player_ref[i]
+        if ref is not None:
+            keys[i] = ref
+            continue
+        where = (sh.table_id[i], int(sh.seat[i]))
+        prev = last.get(where)
+        ordinal = int(sh.ordinal[i])
+        if prev is not None and prev[0] == ordinal - 1:
+            name = prev[1]
+        else:
+            name = f"{where[0]}/seat-{where[1]}/{sh.hand_id[i]}"
+        keys[i] = name
+        last[where] = (ordinal, name)
+    return keys
+
+
+def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
+    """The gains of every seat-hand whose cards are known (zero, var 0, for the others)."""
+    known = np.flatnonzero(sh.cards_known)
+    where = np.full(len(sh), -1, dtype=np.int64)
+    where[known] = np.arange(len(known))
+    dec = Decisions(where[sh.dec_hand], sh.dec_street, sh.dec_multiple)
+    part = score(rng, sh.hole[known], sh.board[known], sh.dealer[known], dec)
+
+    def spread(values: FloatArray) -> FloatArray:
+        out = np.zeros(len(sh))
+        out[known] = values
+        return out
+
+    return Gains(spread(part.both), spread(part.var_both), spread(part.one_a),
+                 spread(part.one_b), spread(part.var_one), part.legal_value)
+
+
+def _z(g: FloatArray, v: FloatArray) -> float:
+    total = float(v.sum())
+    return float(g.sum()) / math.sqrt(total) if total > 0 else 0.0
+
+
+def _versions(gains: Gains, rows: IntArray) -> tuple[float, float, float]:
+    return (_z(gains.both[rows], gains.var_both[rows]),
+            _z(gains.one_a[rows], gains.var_one[rows]),
+            _z(gains.one_b[rows], gains.var_one[rows]))
+
+
+def adjusted_score(z_max: float, tests: int) -> float:
+    """The largest of ``tests`` standard normal scores as one: Phi^-1(1 - p) for the
+    union-bound p = tests (1 - Phi(z_max)), at least 0."""
+    z = min(z_max, 37.0)  # erfc underflows past 38; a score that high is a flag anyway
+    p = tests * 0.5 * math.erfc(z / math.sqrt(2.0))
+    return 0.0 if p >= 0.5 else -_NORMAL.inv_cdf(p)
+
+
+def assess(sh: SeatHands, gains: Gains, keys: list[str], min_hands: int = MIN_HANDS,
+           threshold: float = THRESHOLD) -> list[Assessment]:
+    """Every player with at least ``min_hands`` seat-hands, strongest score first.
+
+    A player's scores are tested over all their hands and over the hands of each dealer
+    they sat with for at least ``DEALER_MIN_HANDS`` (a hole-carder who sees only when one
+    dealer deals); the score is the strongest, adjusted for how many were tested."""
+    order: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        order.setdefault(k, []).append(i)
+    decisions = np.bincount(sh.dec_hand, minlength=len(sh))
+    out = []
+    for player, rows_list in order.items():
+        if len(rows_list) < min_hands:
+            continue
+        rows = np.array(rows_list, dtype=np.int64)
+        groups: list[tuple[str | None, IntArray]] = [(None, rows)]
+        by_dealer: dict[str, list[int]] = {}
+        for i in rows_list:
+            by_dealer.setdefault(sh.dealer_id[i], []).append(i)
+        if len(by_dealer) > 1:
+            groups += [(d, np.array(ix, dtype=np.int64)) for d, ix in sorted(by_dealer.items())
+                       if len(ix) >= DEALER_MIN_HANDS]
+        scored = [(max(_versions(gains, ix)), d, ix) for d, ix in groups]
+        z_max, only, best_rows = max(scored, key=lambda t: (t[0], t[1] is None))
+        score = adjusted_score(z_max, VERSIONS * len(groups))
+        flagged = score >= threshold
+        z_both, z_a, z_b = _versions(gains, best_rows)
+        if z_both >= max(z_a, z_b):
+            g, v, pattern = gains.both[rows], gains.var_both[rows], "hole-card-both"
+        else:
+            g = gains.one_a[rows] if z_a >= z_b else gains.one_b[rows]
+            v, pattern = gains.var_one[rows], "hole-card-one"
+        in_best = np.isin(rows, best_rows)
+        strength = np.where(in_best, g / np.sqrt(np.maximum(v, 1e-12)), -np.inf)
+        top = rows[np.argsort(-strength, kind="stable")[:EVIDENCE_HANDS]]
+        overall = _versions(gains, rows)
+        tables = [sh.table_id[i] for i in rows_list]
+        out.append(Assessment(
+            player=player,
+            table_id=max(set(tables), key=tables.count),
+            seats=tuple(sorted({int(s) for s in sh.seat[rows]})),
+            hands=len(rows_list),
+            decisions=int(decisions[rows].sum()),
+            score=score, z_both=overall[0], z_one=max(overall[1:]), flagged=flagged,
+            pattern=pattern if flagged else None,
+            evidence=tuple(sh.hand_id[i] for i in top.tolist()),
+            dealers=_dealer_shares([sh.dealer_id[i] for i in rows_list], g, v),
+            gain=float(g.sum()),
+            only_with_dealer=only if flagged else None,
+        ))
+    out.sort(key=lambda a: (-a.score, a.player))
+    return out
+
+
+def _dealer_shares(dealers: list[str], g: FloatArray, v: FloatArray) -> tuple[DealerShare, ...]:
+    by: dict[str, list[int]] = {}
+    for i, d in enumerate(dealers):
+        by.setdefault(d, []).append(i)
+    shares = [DealerShare(d, len(ix), float(g[ix].sum()), _z(g[ix], v[ix]))
+              for d, ix in by.items()]
+    shares.sort(key=lambda s: (-s.z, s.dealer_id))
+    return tuple(shares)
+
+
+@dataclass(frozen=True)
+class DealerView:
+    """A dealer seen through the flagged players' hands: how many of them sat with the
+    dealer, their hands and hidden-card gains there, and the strongest of their scores
+    with that dealer (a dealer who flashes: the gains concentrate on them)."""
+
+    dealer_id: str
+    flagged_players: int
+    hands: int
+    gain: float
+    max_z: float
+    gain_share: float  # of the flagged players' gains
+    hand_share: float  # of their hands
+
+    def to_json(self) -> dict[str, object]:
+        return {"dealer_id": self.dealer_id, "flagged_players": self.flagged_players,
+                "hands": self.hands, "gain_antes": round(self.gain, 2),
+                "max_z": round(self.max_z, 3), "gain_share": round(self.gain_share, 4),
+                "hand_share": round(self.hand_share, 4)}
+
+
+def dealer_view(assessments: list[Assessment]) -> list[DealerView]:
+    """The dealers the flagged players' alerts concentrate on, most gain first. (Players
+    at one hand share the dealer's cards, so their gains are not independent: the view
+    adds them up but flags nothing on its own.)"""
+    flagged = [a for a in assessments if a.flagged]
+    hands = sum(a.hands for a in flagged)
+    gain = sum(max(a.gain, 0.0) for a in flagged)
+    by: dict[str, list[DealerShare]] = {}
+    for a in flagged:
+        for d in a.dealers:
+            by.setdefault(d.dealer_id, []).append(d)
+    out = [DealerView(k, len(v), sum(d.hands for d in v), sum(d.gain for d in v),
+                      max(d.z for d in v), sum(d.gain for d in v) / gain if gain else 0.0,
+                      sum(d.hands for d in v) / hands if hands else 0.0)
+           for k, v in by.items()]
+    out.sort(key=lambda d: (-d.gain, d.dealer_id))
+    return out

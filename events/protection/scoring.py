@@ -1,0 +1,125 @@
+"""The hidden-information gain of each seat-hand, and its moments under honest play.
+
+For a decision with chosen action c and the other action a, and any dealer cards H,
+
+    f(H) = V_H(c) - V_H(a)       (what choosing c was worth, the dealer's cards known)
+
+(``values``: V is the mean over the unseen board cards). A player's *observation* O is
+their hole cards and the board they had seen at their last decision of the hand. Honest
+play chooses from O (and chance) alone, and given O the dealer's cards are a uniform draw
+from the cards O leaves; so given O the actual holding H is exchangeable with holdings H'
+drawn the same way, and the hand's total T(H) = sum of f(H) over its decisions is
+distributed like T(H'). The hand's gain is
+
+    g = T(H) - mean of T(H'_1..H'_M)
+
+(the value of the decisions with the hidden cards known, minus the same from legal
+information: the mean over holdings the player could not tell apart), with conditional
+mean 0 and variance var(T(H'))(1 + 1/M) whatever the player's skill or style. A player who
+sees the dealer's cards chooses c where f(H) is large: their gains keep growing.
+
+Three versions of T: both dealer cards known (``both``), or only the first (``one_a``) or
+the second (``one_b``) of the two the table dealt, each against its own null draws (the
+same M holdings; one card of each for the one-card versions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from events.protection.values import (
+    MAX_MULTIPLE,
+    VISIBLE,
+    completions,
+    unseen_cards,
+    value_both,
+    value_one,
+)
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+NULL_HOLDINGS = 9  # M: holdings drawn per seat-hand for the null moments
+COMPLETIONS = (20, 12, 1)  # K per street (the river's board is complete: exact)
+CHUNK = 384  # decisions per vectorized pass (bounds the (N, Q, K, 7) working set)
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """Decisions to score: each with its seat-hand, street, and raise multiple (0 for a
+    check or fold)."""
+
+    hand: IntArray  # (N,) index of the seat-hand
+    street: IntArray  # (N,) 0 preflop, 1 flop, 2 river
+    multiple: IntArray  # (N,)
+
+
+@dataclass(frozen=True)
+class Gains:
+    """Per seat-hand: gains and null variances of the three versions; per decision: the
+    legal-information value of raising over checking (antes)."""
+
+    both: FloatArray
+    var_both: FloatArray
+    one_a: FloatArray
+    one_b: FloatArray
+    var_one: FloatArray
+    legal_value: FloatArray  # (N,) E[V(raise m) - V(check) | O], m as in ``values``
+
+
+def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, visible: IntArray,
+                  dealer: IntArray, m: int) -> IntArray:
+    """(H, m + 1, 2): the actual dealer cards, then m holdings drawn uniformly from the
+    cards each seat-hand's observation leaves."""
+    out = np.empty((len(hole), m + 1, 2), dtype=np.int64)
+    out[:, 0] = dealer
+    for v in np.unique(visible).tolist():
+        rows = np.flatnonzero(visible == v)
+        pool = unseen_cards(np.concatenate([hole[rows], board[rows, :v]], axis=1))
+        keys = rng.random((len(rows), m, pool.shape[1]))
+        picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
+        out[rows, 1:] = pool[np.arange(len(rows))[:, None, None], picks]
+    return out
+
+
+def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: IntArray,
+          decisions: Decisions, m: int = NULL_HOLDINGS,
+          ks: tuple[int, int, int] = COMPLETIONS) -> Gains:
+    """The gains of H seat-hands (hole (H, 2), board (H, 5) in deal order, dealer (H, 2))
+    from their decisions."""
+    h = len(hole)
+    visible = np.zeros(h, dtype=np.int64)
+    if len(decisions.hand):
+        np.maximum.at(visible, decisions.hand, np.asarray(VISIBLE)[decisions.street])
+    holdings = null_holdings(rng, hole, board, visible, dealer, m)
+    seen = np.concatenate([holdings[:, :1, 0], holdings[:, :1, 1], holdings[:, 1:, 0]], axis=1)
+    t_both = np.zeros((h, m + 1))
+    t_one = np.zeros((h, m + 2))
+    legal = np.zeros(len(decisions.hand))
+    for street in range(3):
+        idx = np.flatnonzero(decisions.street == street)
+        for lo in range(0, len(idx), CHUNK):
+            part = idx[lo:lo + CHUNK]
+            sh = decisions.hand[part]
+            chosen = decisions.multiple[part]
+            valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
+            sign = np.where(chosen > 0, 1.0, -1.0)
+            comp = completions(rng, street, hole[sh], board[sh], ks[street])
+            f_both = sign[:, None] * value_both(street, valued, comp, holdings[sh])
+            f_one = sign[:, None] * value_one(street, valued, comp, seen[sh])
+            np.add.at(t_both, sh, f_both)
+            np.add.at(t_one, sh, f_one)
+            legal[part] = sign * f_both[:, 1:].mean(axis=1)
+    inflate = 1.0 + 1.0 / m
+    null_one = t_one[:, 2:]
+    mean_one = null_one.mean(axis=1)
+    return Gains(
+        both=t_both[:, 0] - t_both[:, 1:].mean(axis=1),
+        var_both=t_both[:, 1:].var(axis=1, ddof=1) * inflate,
+        one_a=t_one[:, 0] - mean_one,
+        one_b=t_one[:, 1] - mean_one,
+        var_one=null_one.var(axis=1, ddof=1) * inflate,
+        legal_value=legal,
+    )

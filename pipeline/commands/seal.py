@@ -1,0 +1,67 @@
+"""``uth seal --source URL --key PREFIX``: a signed checkpoint of every table's events.
+
+    uth seal --source sqlite:///floor.db --key keys/floor-seal
+
+Reads the log, builds each table's Merkle tree over its events (their canonical bytes,
+in the log's order; see docs/tamper-evidence.md), signs the heads (size, last ``seq``,
+root) with the Ed25519 private key and stores the seal beside the events: tables ``seals``
+and ``seal_leaves`` of a SQLite log, ``<name>.seals.jsonl`` beside a JSON Lines log, the
+topic ``uth.seals`` beside a Kafka topic. ``uth load`` copies it into the warehouse.
+
+A log whose sealed events no longer match its last seal is not sealed again (a new seal
+must never bless an altered record): run ``uth verify``.
+
+Exit status: 0 sealed; 1 refused (sealed events changed); 2 the log or key cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("seal", help="sign a checkpoint of every table's events (tamper evidence)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--source", required=True,
+                   help="sqlite:///log.db, file.jsonl or kafka://host:port[/topic]")
+    p.add_argument("--key", required=True, metavar="PREFIX",
+                   help="the private key written by uth keygen")
+    p.add_argument("--json", action="store_true", help="print the seal's body as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from events.ledger.compare import shown
+    from events.ledger.keys import LedgerKeyError, load_private
+    from events.ledger.logs import seal_log
+    from events.ledger.seal import SealRefused
+    from events.logs import LogError, open_log
+
+    try:
+        key = load_private(args.key)
+    except LedgerKeyError as exc:
+        print(f"uth seal: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with open_log(args.source, create=False) as log:
+            seal = seal_log(log, key)
+    except SealRefused as exc:
+        print(f"uth seal: {exc}", file=sys.stderr)
+        return 1
+    except LogError as exc:
+        print(f"uth seal: {exc}", file=sys.stderr)
+        return 2
+    body = seal.parsed()
+    if args.json:
+        print(json.dumps(json.loads(seal.body), sort_keys=True))
+        return 0
+    events = sum(h.size for h in body.tables)
+    print(f"seal {body.number} of {shown(body.source, 200)}: {len(body.tables)} tables, "
+          f"{events:,} events ({len(seal.leaves):,} new), key {body.key_id}")
+    for head in body.tables:
+        print(f"  {shown(head.table_id)}  {head.size:>9,} events  last seq {head.last_seq}  "
+              f"root {head.root[:16]}")
+    return 0

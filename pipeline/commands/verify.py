@@ -1,0 +1,125 @@
+"""``uth verify``: are the stored events the ones that were sealed?
+
+    uth verify --source sqlite:///floor.db --public-key keys/floor-seal.pub
+    uth verify --warehouse floor.duckdb --public-key keys/floor-seal.pub
+    uth verify --archive floor_archive --public-key keys/floor-seal.pub
+    uth verify --evidence hand.json --public-key keys/floor-seal.pub
+
+Rebuilds each table's Merkle tree from the store's events and compares it with the seals
+stored beside them, whose signatures it checks with the public key alone. One line per
+finding names the table, the ``seq`` range and what happened: ``altered``, ``deleted``,
+``inserted``, ``forged`` (another event in a sealed one's place, or a seal whose signature
+fails) or ``moved`` (a sealed event at another place in the order). Events stored after
+the latest seal are listed as not yet sealed; they are not findings.
+
+``--evidence`` checks a hand's evidence document (``uth replay HAND --json``) with nothing
+but the key: the seal's signature, each event's inclusion proof, that the events shown are
+the proved ones, and that they give the document's verdict.
+
+Exit status: 0 every sealed event intact (for ``--evidence``: every event of the document
+proved); 1 a finding (or, for ``--evidence``, events not proved); 2 the store or key cannot
+be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("verify", help="check stored events against their signed seals",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--source", help="sqlite:///log.db, file.jsonl or kafka://host:port/topic")
+    where.add_argument("--warehouse", help="the DuckDB warehouse")
+    where.add_argument("--archive", help="the Parquet archive directory")
+    where.add_argument("--evidence", metavar="FILE", help="a hand's evidence document (JSON)")
+    p.add_argument("--public-key", required=True, metavar="FILE", help="PREFIX.pub of uth keygen")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from events.ledger.keys import LedgerKeyError, load_public
+
+    try:
+        public = load_public(args.public_key)
+    except LedgerKeyError as exc:
+        print(f"uth verify: {exc}", file=sys.stderr)
+        return 2
+    if args.evidence:
+        return _evidence(args, public)
+    try:
+        reports = _reports(args, public)
+    except Exception as exc:  # the store cannot be read: say which and why, exit 2
+        print(f"uth verify: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    intact = all(r.intact for r in reports)
+    if args.json:
+        print(json.dumps({"intact": intact, "stores": [{
+            "source": r.source, "seals": r.seals, "tables": r.tables,
+            "sealed_events": r.sealed_events,
+            "findings": [f.__dict__ for f in r.findings],
+            "not_yet_sealed": [u.__dict__ for u in r.unsealed]} for r in reports]}))
+        return 0 if intact else 1
+    from events.ledger.compare import shown
+
+    for report in reports:
+        for line in report.lines():
+            print(line)
+        state = "intact" if report.intact else f"{len(report.findings)} findings"
+        print(f"{shown(report.source or '(no source)', 200)}: {report.seals} seals, "
+              f"{report.sealed_events:,} sealed events in {report.tables} tables: {state}")
+    return 0 if intact else 1
+
+
+def _reports(args: argparse.Namespace, public: Any) -> list[Any]:
+    if args.source:
+        from events.ledger.compare import verify_store
+        from events.ledger.logs import read_seals, scan
+        from events.logs import open_log
+
+        with open_log(args.source, create=False) as log:
+            seals = read_seals(log)
+            return [verify_store(log.describe(), seals, public, scan(log).tables)]
+    from pipeline.ledger.store import verify_archive, verify_warehouse
+
+    if args.warehouse:
+        return verify_warehouse(args.warehouse, public)
+    return verify_archive(args.archive, public)
+
+
+def _evidence(args: argparse.Namespace, public: Any) -> int:
+    from events.ledger.compare import shown
+    from events.ledger.proof import verify_evidence
+
+    try:
+        with open(args.evidence, "rb") as f:
+            doc = json.loads(f.read())
+    except (OSError, ValueError) as exc:
+        print(f"uth verify: {args.evidence}: cannot read the document ({exc})", file=sys.stderr)
+        return 2
+    if not isinstance(doc, dict):
+        print(f"uth verify: {args.evidence}: not an evidence document", file=sys.stderr)
+        return 2
+    check = verify_evidence(doc, public)
+    hand = shown(str(doc.get("hand_id")))
+    if args.json:
+        print(json.dumps({"hand_id": doc.get("hand_id"), "proven": check.proven,
+                          "proved_events": check.proved, "problems": check.problems,
+                          "not_yet_sealed": check.unsealed, "seal": check.seal_number}))
+        return 0 if check.proven else 1
+    for problem in check.problems:
+        print(shown(problem, 300))
+    for event_id in check.unsealed:
+        print(f"not yet sealed: {shown(event_id, 300)}")
+    if check.proven:
+        print(f"hand {hand}: {check.proved} events proved against seal {check.seal_number} "
+              f"(key {check.key}): intact")
+        return 0
+    state = "NOT intact" if check.problems else "not proved (events not yet sealed)"
+    print(f"hand {hand}: {check.proved} events proved: {state}")
+    return 1

@@ -1,0 +1,40 @@
+"""The seals asset: after each load, seal the source log when a key is configured
+(``UTH_SEAL_KEY`` or ``uth load --seal-key``), and copy the log's seals into the warehouse.
+
+Only the key's path is configured; the key itself is read to sign and goes nowhere else
+(not into the log, the warehouse, the archive, the asset's metadata or a log line)."""
+
+import dagster as dg
+
+from events.ledger.keys import load_private
+from events.ledger.logs import seal_log
+from events.logs import LogError
+from pipeline.ingest.resources import EventSource, Warehouse
+from pipeline.ledger.store import copy_log_seals
+from pipeline.warehouse import load_lock
+
+
+@dg.asset(
+    deps=["events"], group_name="ingest", kinds={"duckdb"},
+    description=("Signed checkpoints (seals) of every table's Merkle tree of events, "
+                 "copied from the source log; with a key configured, the log is sealed "
+                 "first (see docs/tamper-evidence.md)."),
+)
+def seals(context: dg.AssetExecutionContext, source: EventSource,
+          warehouse: Warehouse) -> dg.MaterializeResult:
+    sealed = 0
+    copied = 0
+    with load_lock(warehouse.path):
+        log = source.open()
+        try:
+            if source.seal_key:
+                seal = seal_log(log, load_private(source.seal_key))
+                sealed = 1
+                context.log.info(f"sealed {log.describe()}: seal {seal.parsed().number}")
+            try:
+                copied = copy_log_seals(log, warehouse.path)
+            except LogError as exc:
+                context.log.warning(f"seals not copied: {exc}")
+        finally:
+            log.close()
+    return dg.MaterializeResult(metadata={"sealed": sealed, "copied": copied})

@@ -1,0 +1,221 @@
+"""The ledger in the warehouse and the Parquet archive: their seals, their events as
+leaves, and their verification (the pure logic is :mod:`events.ledger`).
+
+The warehouse keeps the seals of each source it loads (tables ``seals`` and
+``seal_leaves``), copied from the log once the load has read past the log end a seal
+names, so a seal never covers events the warehouse has not loaded yet. The archive keeps
+them as files, ``<archive>/_seals/<digest>.json`` (one seal with its leaves each, written
+once; the leading underscore keeps them out of the Parquet dataset).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from events.ledger.canonical import canonical_columns, leaf_hash
+from events.ledger.compare import VerifyReport, verify_store
+from events.ledger.logs import read_seals
+from events.ledger.seal import LeafRow, SealRecord
+from events.ledger.stored import StoredEvent
+from events.logs import Cursor, EventLog
+from pipeline.ingest.transforms import parse_cursor
+from pipeline.warehouse import Connection, reading, writing
+
+SEALS_DIR = "_seals"
+EVENT_COLUMNS = ["event_id", "type", "schema_version", "table_id", "hand_id", "seq",
+                 "occurred_at", "payload", "source", "position"]
+# where a log put an event, as its ``position`` column says: ``row 12`` (SQLite), ``12``
+# or ``line 12`` (JSON Lines), ``topic[3]@12`` (Kafka)
+_POSITION = re.compile(r"(?:row |line )?(\d+)|.*\[(\d+)\]@(\d+)")
+
+
+def parse_position(text: str) -> tuple[int, int]:
+    """``row 12`` -> (0, 12); ``uth.table-events[3]@12`` -> (3, 12); unknown: (0, -1)."""
+    match = _POSITION.fullmatch(text or "")
+    if match is None:
+        return 0, -1
+    if match.group(1) is not None:
+        return 0, int(match.group(1))
+    return int(match.group(2)), int(match.group(3))
+
+
+def covered(seal_through: Cursor, loaded: Cursor) -> bool:
+    """True when the load has read every record before the seal's end."""
+    return all(loaded.get(p, 0) >= o for p, o in seal_through.items())
+
+
+def copy_seals(log: EventLog, con: Connection) -> int:
+    """Copy into the warehouse (inside the caller's transaction) the log's seals it does
+    not hold yet and has loaded the events of; returns how many."""
+    source = log.describe()
+    rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
+                       [source]).fetchall()
+    loaded = parse_cursor(rows[0][0]) if rows and rows[0][0] else {}
+    have = {r[0] for r in con.execute("SELECT digest FROM seals WHERE source = ?",
+                                      [source]).fetchall()}
+    added = 0
+    for seal in read_seals(log):
+        digest = seal.digest()
+        if digest in have:
+            continue
+        try:
+            body = seal.parsed()
+        except ValueError:
+            continue  # not a seal: `uth verify` of the log names it
+        if not covered(body.through_cursor(), loaded):
+            continue
+        insert_seal(con, seal, source, body.number)
+        have.add(digest)
+        added += 1
+    return added
+
+
+def insert_seal(con: Connection, seal: SealRecord, source: str, number: int) -> None:
+    digest = seal.digest()
+    con.execute("INSERT INTO seals VALUES (?, ?, ?, ?, ?)",
+                [source, number, digest, seal.body, seal.signature])
+    if seal.leaves:
+        con.register("new_leaves", pa.table({
+            "source": pa.array([source] * len(seal.leaves), pa.string()),
+            "seal_digest": pa.array([digest] * len(seal.leaves), pa.string()),
+            "table_id": pa.array([r.table_id for r in seal.leaves], pa.string()),
+            "tree_index": pa.array([r.tree_index for r in seal.leaves], pa.int64()),
+            "seq": pa.array([r.seq for r in seal.leaves], pa.int64()),
+            "event_id": pa.array([r.event_id for r in seal.leaves], pa.string()),
+            "leaf": pa.array([r.leaf for r in seal.leaves], pa.binary())}))
+        try:
+            con.execute("INSERT INTO seal_leaves SELECT * FROM new_leaves")
+        finally:
+            con.unregister("new_leaves")
+
+
+def warehouse_seals(con: Connection) -> list[tuple[str, SealRecord]]:
+    """The warehouse's seals, each with the source (as its events name it) it seals."""
+    leaves: dict[str, list[LeafRow]] = defaultdict(list)
+    for digest, table_id, index, seq, event_id, leaf in con.execute(
+            "SELECT seal_digest, table_id, tree_index, seq, event_id, leaf FROM seal_leaves "
+            "ORDER BY seal_digest, table_id, tree_index").fetchall():
+        leaves[digest].append(LeafRow(table_id, index, seq, event_id, bytes(leaf)))
+    return [(source, SealRecord(bytes(body), bytes(signature), leaves.get(digest, [])))
+            for source, digest, body, signature in con.execute(
+                "SELECT source, digest, body, signature FROM seals ORDER BY source, number"
+            ).fetchall()]
+
+
+def stored_events(batches: Iterable[pa.RecordBatch]
+                  ) -> dict[str, dict[str, list[StoredEvent]]]:
+    """Events stored as columns (``EVENT_COLUMNS``) -> source -> table -> leaves, each
+    table's in its log's order."""
+    out: dict[str, dict[str, list[StoredEvent]]] = defaultdict(lambda: defaultdict(list))
+    for batch in batches:
+        cols = [batch.column(name).to_pylist() for name in EVENT_COLUMNS]
+        for event_id, kind, version, table_id, hand_id, seq, at, payload, source, where \
+                in zip(*cols, strict=True):
+            partition, offset = parse_position(where)
+            leaf = leaf_hash(canonical_columns(event_id, kind, version, table_id, hand_id,
+                                               seq, at, payload))
+            out[source][table_id].append(StoredEvent(seq, event_id, leaf, partition, offset))
+    for tables in out.values():
+        for events in tables.values():
+            events.sort(key=lambda e: (e.partition, e.offset))
+    return out
+
+
+def _warehouse_batches(con: Connection) -> Iterator[pa.RecordBatch]:
+    cols = ", ".join(EVENT_COLUMNS)
+    reader = con.sql(f"SELECT {cols} FROM events").to_arrow_reader(100_000)
+    yield from reader
+
+
+def verify_sources(seals: list[tuple[str, SealRecord]], public: Ed25519PublicKey,
+                   events: dict[str, dict[str, list[StoredEvent]]]) -> list[VerifyReport]:
+    """One report per source that has events or seals."""
+    by_source: dict[str, list[SealRecord]] = defaultdict(list)
+    for source, seal in seals:
+        by_source[source].append(seal)
+    sources = sorted(set(by_source) | set(events)) or [""]
+    return [verify_store(source, by_source.get(source, []), public, events.get(source, {}))
+            for source in sources]
+
+
+def verify_warehouse(path: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
+    with reading(path) as con:
+        seals = warehouse_seals(con)
+        events = stored_events(_warehouse_batches(con))
+    return verify_sources(seals, public, events)
+
+
+def write_archive_seals(warehouse: str | Path, root: str | Path) -> int:
+    """Write the warehouse's seals the archive does not hold yet; returns how many. Each
+    file is one seal as a JSON Lines log keeps it, with the source it seals."""
+    directory = Path(root) / SEALS_DIR
+    with reading(warehouse) as con:
+        seals = warehouse_seals(con)
+    written = 0
+    for source, seal in seals:
+        path = directory / f"{seal.digest()}.json"
+        if not path.exists():
+            directory.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            line = json.loads(seal.to_line())
+            tmp.write_text(json.dumps({"source": source, **line}) + "\n")
+            tmp.replace(path)
+            written += 1
+    return written
+
+
+def archive_seals(root: str | Path) -> list[tuple[str, SealRecord]]:
+    out: list[tuple[str, SealRecord]] = []
+    for path in sorted((Path(root) / SEALS_DIR).glob("*.json")):
+        text = path.read_bytes()
+        try:
+            source = str(json.loads(text).get("source", ""))
+            seal = SealRecord.from_line(text)
+        except (ValueError, AttributeError):
+            source, seal = "", SealRecord(text, b"", [])  # fails its signature: a finding
+        out.append((source, seal))
+    return out
+
+
+def verify_archive(root: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
+    import pyarrow.dataset as ds
+
+    from pipeline.ingest.steps import ARCHIVE_PARTITIONING
+
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: no Parquet archive here")
+    dataset = ds.dataset(root, format="parquet", partitioning=ARCHIVE_PARTITIONING)
+    events = stored_events(dataset.to_batches(columns=EVENT_COLUMNS, batch_size=100_000))
+    return verify_sources(archive_seals(root), public, events)
+
+
+def copy_log_seals(log: EventLog, warehouse: str | Path) -> int:
+    """:func:`copy_seals` in its own transaction."""
+    with writing(warehouse) as con:
+        return copy_seals(log, con)
+
+
+def restore_seals(root: str | Path, con: Connection) -> int:
+    """Put the archive's seals the warehouse lacks back into it (a warehouse rebuilt from
+    its archive verifies as the lost one did); returns how many."""
+    have = {r[0] for r in con.execute("SELECT digest FROM seals").fetchall()}
+    restored = 0
+    for source, seal in archive_seals(root):
+        if seal.digest() in have:
+            continue
+        try:
+            number = seal.parsed().number
+        except ValueError:
+            continue  # not a seal: `uth verify --archive` names it
+        insert_seal(con, seal, source, number)
+        have.add(seal.digest())
+        restored += 1
+    return restored

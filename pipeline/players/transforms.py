@@ -1,0 +1,87 @@
+"""``player_ratings``, ``player_alerts`` and ``player_alert_dealers`` rebuilt from the
+warehouse's events by ``events.protection`` (the same analysis as ``uth protect``).
+
+A player's score is a statistic over all their hands, so the tables are rebuilt whole; a
+load that brought no new events leaves them as they are (the event count they were built
+from is kept in ``meta``). Events a sequence conflict left out are not read, as the audit
+does not read them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+
+from pipeline.warehouse import CONFLICT_LOSERS, META
+
+BATCH = 20_000
+BUILT_FROM = "players_built_from_events"
+_EVENT_JSON = """json_object('event_id', event_id, 'type', type,
+    'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
+    'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""
+
+
+def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
+    from events.codec import decode_many
+
+    cur = con.execute(f"""SELECT CAST({_EVENT_JSON} AS VARCHAR) FROM events
+        WHERE event_id NOT IN {CONFLICT_LOSERS} ORDER BY table_id, seq""")
+    while rows := cur.fetchmany(BATCH):
+        yield decode_many([r[0].encode() for r in rows])
+
+
+def _edges(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[float, float]]:
+    from pipeline.analytics.common import ensure_theory
+
+    ensure_theory(con)
+    return {r[0]: (float(r[1]), float(r[2])) for r in con.execute(
+        "SELECT ruleset, base_edge_per_ante, trips_edge FROM ruleset_theory").fetchall()}
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]]) -> None:
+    if rows:
+        marks = ", ".join("?" * len(rows[0]))
+        con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+
+
+def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
+                   force: bool = False) -> dict[str, int]:
+    """Rebuild the player tables when the warehouse holds events they were not built
+    from; counts of rows written (empty when nothing changed)."""
+    from events.protection.ratings import rating_slips
+    from events.protection.report import protect
+
+    events = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
+    built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
+    if not force and built and int(built[0][0]) == events:
+        return {}
+    report = protect(_batches(con))
+    slips = rating_slips(report.seat_hands, report.gains, report.players, _edges(con),
+                         day_start_minutes)
+    scores = {a.player: (a.score, a.flagged) for a in report.assessments}
+    con.execute("DELETE FROM player_ratings")
+    _insert(con, "player_ratings", [
+        [s.player, s.gaming_day, s.table_id, s.hands, s.seconds / 3600.0, s.avg_ante,
+         s.avg_wager, s.handle, s.theo_win, s.decision_cost, s.actual_win, s.win_minus_theo,
+         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1], None]
+        for s in slips])
+    con.execute("""UPDATE player_ratings r SET currency = c.currency
+        FROM (SELECT table_id, any_value(currency) AS currency FROM hands GROUP BY table_id) c
+        WHERE c.table_id = r.table_id""")
+    flagged = [a for a in report.assessments if a.flagged]
+    con.execute("DELETE FROM player_alerts")
+    _insert(con, "player_alerts", [
+        [a.player, a.table_id, ",".join(map(str, a.seats)), a.hands, a.decisions, a.score,
+         a.z_both, a.z_one, a.pattern, a.gain, json.dumps(list(a.evidence)),
+         a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer] for a in flagged])
+    con.execute("DELETE FROM player_alert_dealers")
+    dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
+                   for d in a.dealers]
+    _insert(con, "player_alert_dealers", dealer_rows)
+    con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
+    con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, str(events)])
+    return {"player_ratings": len(slips), "player_alerts": len(flagged),
+            "player_alert_dealers": len(dealer_rows)}

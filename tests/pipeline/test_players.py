@@ -1,0 +1,65 @@
+"""``player_ratings`` and ``player_alerts`` loaded by the Dagster graph: rating slips that
+add up to the audit's own wagers and results, the hole-carder alerted with evidence hands
+and dealers, and a load without new events leaves them as they were."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from events.simulation import SimConfig, simulate
+from pipeline.cli import main
+from pipeline.warehouse import query
+
+ROSTER = ("basic", "random", "hole_card_both", "always_raise", "weak", "never_raise")
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("players")
+    log = f"sqlite:///{d / 'events.db'}"
+    simulate(SimConfig(tables=2, hands=250, seed=9, ruleset="charlevoix-2011", roster=ROSTER),
+             log, d / "truth.jsonl")
+    wh = d / "w.duckdb"
+    assert main(["load", "--source", log, "--warehouse", str(wh), "-q"]) == 0
+    return wh
+
+
+def test_rating_slips_add_up_to_the_audited_wagers(loaded: Path) -> None:
+    (hands, handle, actual), = query(loaded, """SELECT sum(hands), sum(handle), sum(actual_win)
+        FROM player_ratings""")
+    (seat_hands,), = query(loaded, """SELECT count(DISTINCT (hand_id, seat)) FROM wagers
+        JOIN hands USING (hand_id) WHERE status = 'settled'""")
+    (wagered, house), = query(loaded, """SELECT sum(amount), -sum(recorded_result) FROM wagers
+        JOIN hands USING (hand_id) WHERE status = 'settled'""")
+    assert hands == seat_hands == 500 * 3 // 1  # 2 tables x 250 hands x 3 seats
+    assert handle == wagered and actual == house
+    rows = query(loaded, """SELECT player, hours, avg_ante, avg_wager, theo_win, decision_cost
+        FROM player_ratings""")
+    assert len({r[0] for r in rows}) == 6
+    for _, hours, ante, wager, theo, _cost in rows:
+        assert hours > 0 and wager >= 2 * ante > 0 and theo > 0
+    # never raising folds away hands basic strategy plays: it costs more than basic play
+    cost = dict(query(loaded, """SELECT player, sum(decision_cost) / sum(hands * avg_ante)
+        FROM player_ratings GROUP BY player"""))
+    assert cost["T02/seat-3/T02-000001"] > cost["T01/seat-1/T01-000001"] + 0.3
+
+
+def test_the_hole_carder_is_alerted_with_evidence(loaded: Path) -> None:
+    alerts = query(loaded, "SELECT player, pattern, evidence, top_dealer FROM player_alerts")
+    assert [a[:2] for a in alerts] == [("T01/seat-2/T01-000001", "hole-card-both")]
+    evidence = json.loads(alerts[0][2])
+    assert len(evidence) == 5 and all(h.startswith("T01-") for h in evidence)
+    dealers = query(loaded, "SELECT dealer_id, hands FROM player_alert_dealers")
+    assert alerts[0][3] in {d for d, _ in dealers} and sum(h for _, h in dealers) == 250
+    flagged = query(loaded, "SELECT DISTINCT player FROM player_ratings WHERE flagged")
+    assert flagged == [("T01/seat-2/T01-000001",)]
+
+
+def test_a_load_without_new_events_keeps_the_tables(loaded: Path) -> None:
+    before = query(loaded, "SELECT * FROM player_alerts")
+    assert main(["load", "--source", f"sqlite:///{loaded.parent / 'events.db'}",
+                 "--warehouse", str(loaded), "-q"]) == 0
+    assert query(loaded, "SELECT * FROM player_alerts") == before

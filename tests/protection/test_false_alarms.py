@@ -1,0 +1,65 @@
+"""The false-alarm rate, measured on honest floors of 1,000 player-sessions: every honest
+style (basic strategy to reckless) seated for 60 hands. The scores are about N(0, 1) (mean,
+spread and the share above 2 as the normal law says), and none reaches the threshold,
+whose stated rate is at most 3 (1 - Phi(4)) ~ 1e-4 per player (docs/game-protection.md)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from events.protection.assess import THRESHOLD, false_alarm_bound
+from pipeline.commands.protect import protect_source
+from tests.protection.conftest import HONEST, write_floor
+
+TABLES, SEATS, HANDS = 200, 5, 60
+
+
+@pytest.fixture(scope="module")
+def honest_report(tmp_path_factory: pytest.TempPathFactory) -> object:
+    roster = tuple(HONEST[i % len(HONEST)] for i in range(TABLES * SEATS))
+    sink, players = write_floor(tmp_path_factory.mktemp("honest"), TABLES, HANDS, roster,
+                                seed=7)
+    assert len(players) == 1000 and not any(p["hole_carder"] for p in players)
+    return protect_source(str(sink), min_hands=HANDS)
+
+
+def test_no_honest_player_flagged(honest_report: object) -> None:
+    found = honest_report.assessments  # type: ignore[attr-defined]
+    assert len(found) == TABLES * SEATS
+    assert not [a for a in found if a.flagged]
+    assert max(a.score for a in found) < THRESHOLD
+    assert false_alarm_bound() == pytest.approx(1e-4)
+
+
+@pytest.mark.parametrize("version", ["z_both", "z_one"])
+def test_scores_are_standard_normal_for_honest_play(honest_report: object,
+                                                    version: str) -> None:
+    found = honest_report.assessments  # type: ignore[attr-defined]
+    if version == "z_both":
+        z = np.array([a.z_both for a in found])
+        tail = 0.5 * math.erfc(2 / math.sqrt(2))  # P(Z > 2) = 0.0228
+    else:  # the larger of the two one-card scores
+        z = np.array([a.z_one for a in found])
+        tail = None
+    if tail is not None:
+        assert abs(z.mean()) < 0.12 and 0.88 < z.std() < 1.12
+        share = (z > 2).mean()
+        assert abs(share - tail) < 4 * math.sqrt(tail * (1 - tail) / len(z))
+    else:  # the max of two N(0, 1): mean ~ 0.56 when independent, 0 when equal
+        assert -0.1 < z.mean() < 0.7 and (z > 2.5).mean() < 0.02
+
+
+def test_each_style_has_mean_zero_gain(honest_report: object) -> None:
+    found = honest_report.assessments  # type: ignore[attr-defined]
+    by_seat = {}
+    for a in found:  # roster player i sits at table i % TABLES, seat i // TABLES + 1
+        table = int(a.table_id[1:]) - 1
+        i = (a.seats[0] - 1) * TABLES + table
+        by_seat.setdefault(HONEST[i % len(HONEST)], []).append(a.z_both)
+    for style, zs in by_seat.items():
+        assert abs(float(np.mean(zs))) < 4 / math.sqrt(len(zs)), style
+
+
