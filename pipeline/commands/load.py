@@ -58,15 +58,10 @@ def _progress(quiet: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import dagster as dg
-
     from events.localtime import zone_name
-    from pipeline.analytics.assets import full_rebuild_config
-    from pipeline.definitions import ASSETS, CHECKS
-    from pipeline.ingest.resources import EventSource, Warehouse
     from pipeline.warehouse import parse_day_start
 
-    try:
+    try:  # before the Dagster definitions, whose schedule runs in the zone
         if args.gaming_day_start is None:
             args.gaming_day_start = os.environ.get("UTH_GAMING_DAY_START", "").strip() or "06:00"
         parse_day_start(args.gaming_day_start)
@@ -74,6 +69,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"uth load: {exc}", file=sys.stderr)
         return 2
+
+    import dagster as dg
+
+    from pipeline.analytics.assets import full_rebuild_config
+    from pipeline.definitions import ASSETS, CHECKS
+    from pipeline.ingest.resources import EventSource, Warehouse
     _progress(args.quiet)
     resources = {
         "source": EventSource(url=args.source, batch_size=args.batch_size,
