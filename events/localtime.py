@@ -160,3 +160,23 @@ def to_utc(local: datetime, zone: str | None = None) -> datetime:
     occurs twice when the clocks go back is taken the first time)."""
     aware = local.replace(tzinfo=ZoneInfo(zone or zone_name()))
     return aware.astimezone(UTC).replace(tzinfo=None)
+
+
+def stamp(text: str, clock_only: bool = False) -> str:
+    """A contract time as the casino's clock shows it (to the millisecond, with the zone's
+    abbreviation); in UTC, or when it is not a time, the text itself (the clock part of it
+    with ``clock_only``)."""
+    zone = zone_name()
+    if zone == DEFAULT_ZONE:
+        if clock_only:
+            return text[11:23] if len(text) >= 23 and text[19:20] == "." else text[11:19]
+        return text
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    local = moment.astimezone(ZoneInfo(zone))
+    shown = local.strftime("%H:%M:%S.%f")[:-3]
+    return shown if clock_only else f"{local:%Y-%m-%d} {shown} {local:%Z}"

@@ -125,3 +125,18 @@ def test_the_daily_rebuild_runs_on_the_casino_clock(monkeypatch: pytest.MonkeyPa
     schedule = make_schedule(job, "07:00")
     assert (schedule.execution_timezone, schedule.cron_schedule) == ("Europe/Paris", "15 7 * * *")
     assert make_schedule(job, "07:00", zone="UTC").execution_timezone == "UTC"
+
+
+def test_replay_and_tail_print_the_casino_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from pipeline.cli import main
+
+    log = floor.write(tmp_path / "f.jsonl")  # T1-A starts at 21:00:01 UTC
+    monkeypatch.delenv("UTH_TIMEZONE", raising=False)
+    assert main(["replay", "T1-A", "--source", str(log)]) == 0
+    assert "  1. [2026-11-29T21:00:01.000Z] Hand T1-A starts" in capsys.readouterr().out
+    monkeypatch.setenv("UTH_TIMEZONE", "America/Toronto")
+    assert main(["replay", "T1-A", "--source", str(log)]) == 0
+    assert "  1. [2026-11-29 16:00:01.000 EST] Hand T1-A starts" in capsys.readouterr().out
+    assert main(["tail", "--source", str(log), "-n", "1", "--no-follow"]) == 0
+    assert capsys.readouterr().out.startswith("16:01:38.000 ")  # the last event, 21:01:38 UTC
