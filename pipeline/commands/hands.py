@@ -68,7 +68,15 @@ class HandSummary:
     status: str = "incomplete"
     board: list[str] = field(default_factory=list)
     cards: set[str] = field(default_factory=set)
-    nets: dict[int, int] = field(default_factory=dict)
+    paid: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, spot) -> amount
+
+    @property
+    def nets(self) -> dict[int, int]:
+        """Each seat's recorded net on the hand."""
+        out: dict[int, int] = {}
+        for (seat, _spot), amount in self.paid.items():
+            out[seat] = out.get(seat, 0) + amount
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {"hand_id": self.hand_id, "table_id": self.table_id,
@@ -79,18 +87,18 @@ class HandSummary:
 
 
 def summaries(source: str) -> dict[str, HandSummary]:
-    """Every hand of the source, summed up from its events (each event once)."""
+    """Every hand of the source, summed up from its events. Applying an event twice (a
+    redelivered copy) changes nothing, so no event id is remembered: memory is one small
+    record per hand."""
     from events.codec import decode_records
     from pipeline.commands.audit import read_batches
 
     hands: dict[str, HandSummary] = {}
-    seen: set[str] = set()
     for chunk in read_batches(source):
         for ev in decode_records(chunk):
             hand_id = getattr(ev, "hand_id", None)
-            if hand_id is None or ev.event_id in seen:  # type: ignore[union-attr]
+            if hand_id is None:
                 continue
-            seen.add(ev.event_id)  # type: ignore[union-attr]
             h = hands.get(hand_id)
             if h is None:
                 h = hands[hand_id] = HandSummary(hand_id, ev.table_id)  # type: ignore[union-attr]
@@ -107,7 +115,7 @@ def _apply(h: HandSummary, ev: Any) -> None:
         if p.target == "community":
             h.board = list(p.cards)
     elif kind == "PayoutRecorded":
-        h.nets[p.seat] = h.nets.get(p.seat, 0) + p.amount
+        h.paid[(p.seat, p.spot)] = p.amount
     elif kind == "HandEnded":
         h.status, h.ended_at = "settled", ev.occurred_at
     elif kind == "HandVoided":
@@ -128,8 +136,9 @@ def matches(h: HandSummary, args: argparse.Namespace, chosen: Any) -> bool:
     if args.card and not set(args.card) <= h.cards:
         return False
     if args.outcome:
-        nets = [h.nets[args.seat]] if args.seat in h.nets else (
-            [] if args.seat is not None else list(h.nets.values()))
+        by_seat = h.nets
+        nets = [by_seat[args.seat]] if args.seat in by_seat else (
+            [] if args.seat is not None else list(by_seat.values()))
         sign = {"win": 1, "lose": -1, "push": 0}[args.outcome]
         if not any((n > 0) - (n < 0) == sign for n in nets):
             return False

@@ -122,3 +122,15 @@ def test_replay_suggests_the_nearest_ids(log: Path, capsys: pytest.CaptureFixtur
     assert "hand T1-E is not in" in err and "did you mean T1-D, T1-C, T1-B, T1-A?" in err
     assert main(["replay", "completely-else", "--source", str(log)]) == 1
     assert "did you mean" not in capsys.readouterr().err
+
+
+def test_hands_count_a_redelivered_payout_once(log: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    lines = log.read_bytes().splitlines(keepends=True)
+    payout = next(line for line in lines if b"PayoutRecorded" in line and b"T1-A" in line)
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(b"".join(lines) + payout)  # the same event delivered twice
+    text = out_of(capsys, "hands", "--source", str(again), "--json")
+    nets = {json.loads(line)["hand_id"]: json.loads(line)["nets"] for line in text.splitlines()}
+    spec = next(s for s in floor.specs() if s.hand_id == "T1-A")
+    assert nets["T1-A"] == {str(k): v for k, v in sorted(_nets(spec).items())}
