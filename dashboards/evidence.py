@@ -107,5 +107,22 @@ def wager_checks(auditor: dict[str, Any]) -> dict[tuple[int, str], str]:
     return out
 
 
+def positions(events: pd.DataFrame) -> dict[str, str]:
+    """Event id -> where the warehouse read it (``source:position``), for the sheet."""
+    if events.empty or "position" not in events:
+        return {}
+    return {str(e): f"{s}:{p}" if s else str(p) for e, s, p in zip(
+        events["event_id"], events["source"], events["position"], strict=True)
+        if p is not None and p == p}
+
+
+def sheet(doc: dict[str, Any], events: pd.DataFrame, zone: str | None = None) -> str | None:
+    """The printable HTML evidence sheet of the auditor's document (None without it)."""
+    from events.evidence_html import render_html
+
+    auditor = doc.get("auditor")
+    return render_html(auditor, positions(events), zone) if auditor else None
+
+
 def to_json(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"

@@ -22,7 +22,7 @@ HAND_SEARCH_LIMIT = 200
 LATE_EVENT_DAYS = 7  # events of a hand looked for up to this long after it ended
 _SLACK = timedelta(hours=1)  # table clocks drift; an event may be stamped a little early
 _EVENT_COLUMNS = """event_id, type, schema_version, table_id, hand_id, seq, occurred_at,
-    payload::VARCHAR AS payload"""
+    payload::VARCHAR AS payload, source, position"""
 
 
 def _df(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> pd.DataFrame:

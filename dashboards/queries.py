@@ -19,7 +19,9 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from dashboards import connection, hand_queries
+from dashboards import connection, dispute_queries, hand_queries, hold_queries, live_queries
+from events import localtime
+from pipeline.warehouse import local_sql
 
 # connecting (dashboards.connection) and the audit page's SQL (dashboards.hand_queries)
 WarehouseUnavailable = connection.WarehouseUnavailable
@@ -33,18 +35,25 @@ hand_findings = hand_queries.hand_findings
 hand_wagers = hand_queries.hand_wagers
 latest_day = hand_queries.latest_day
 table_opened_before = hand_queries.table_opened_before
+DISPUTES_LIMIT = dispute_queries.DISPUTES_LIMIT
+disputes = dispute_queries.disputes
+dispute_totals = dispute_queries.dispute_totals
+HOLD_GROUPS = hold_queries.HOLD_GROUPS
+floor_clock = live_queries.floor_clock
+live_tables = live_queries.live_tables
+newest_findings = live_queries.newest_findings
+PitsError = hold_queries.PitsError
 
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
     "trips_hits", "dealer_performance", "player_ratings", "player_alerts",
     "player_alert_dealers",
 )
-# Three eight-hour shifts from the start of the gaming day (``meta.gaming_day_start``,
-# 06:00 unless the warehouse says otherwise); a finding's shift is from its time.
-SHIFT_NAMES = ("day", "swing", "graveyard")
+# The shifts of ``UTH_SHIFTS``, else three eight-hour shifts from the start of the gaming
+# day (``meta.gaming_day_start``, 06:00 unless the warehouse says otherwise); a finding's
+# shift is from its local time (the warehouse's zone, ``meta.timezone``).
+SHIFT_NAMES = localtime.SHIFT_NAMES
 DEFAULT_DAY_START = 6 * 60
-_SHIFT_SQL = ("CASE (((hour(f.occurred_at) * 60 + minute(f.occurred_at) - ?) % 1440 + 1440)"
-              " % 1440) // 480 WHEN 0 THEN ? WHEN 1 THEN ? WHEN 2 THEN ? END")
 FINDING_GROUPS = {"dealer": "f.dealer_id", "table": "f.table_id", "shift": "shift",
                   "kind": "f.kind"}
 FINDINGS_LIMIT = 2000
@@ -238,8 +247,8 @@ def findings_options(con: duckdb.DuckDBPyConnection) -> Options:
                     {"tables": "table_id", "dealers": "dealer_id", "kinds": "kind"})
 
 
-_FINDINGS_FROM = f"""
-    FROM (SELECT f.*, {_SHIFT_SQL} AS shift,
+_FINDINGS_FROM = """
+    FROM (SELECT f.*, {shift} AS shift,
                  CASE WHEN f.recorded > f.expected THEN f.recorded - f.expected
                       WHEN f.recorded <= f.expected THEN 0 END AS over,
                  CASE WHEN f.recorded < f.expected THEN f.expected - f.recorded
@@ -260,20 +269,40 @@ def day_start(con: duckdb.DuckDBPyConnection) -> int:
     return start if 0 <= start < 1440 else DEFAULT_DAY_START
 
 
-def shifts(start: int) -> tuple[str, str, str]:
-    """The shift labels for a gaming day starting ``start`` minutes after midnight."""
-    def at(minutes: int) -> str:
-        minutes %= 1440
-        return f"{minutes // 60:02d}:{minutes % 60:02d}"
-    return tuple(  # type: ignore[return-value]
-        f"{name} {at(start + 480 * i)}-{at(start + 480 * (i + 1))}"
-        for i, name in enumerate(SHIFT_NAMES))
+def zone(con: duckdb.DuckDBPyConnection) -> str:
+    """The zone the warehouse counts its gaming days in (``meta.timezone``), else the
+    casino's (``UTH_TIMEZONE``): every time a page shows is local to it."""
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'timezone'").fetchone()
+    except duckdb.Error:
+        row = None
+    return localtime.check_zone(str(row[0])) if row else localtime.zone_name()
+
+
+def shifts(start: int) -> tuple[str, ...]:
+    """The shift labels (``UTH_SHIFTS``, else thirds of a gaming day starting ``start``)."""
+    return tuple(localtime.labels(localtime.shifts(start)).values())
+
+
+def shift_sql(column: str, start: int, tz: str) -> tuple[str, list[Any]]:
+    """SQL naming the shift label of a (UTC) TIMESTAMP column, and its parameters."""
+    configured = sorted(localtime.shifts(start), key=lambda s: s.start, reverse=True)
+    label = localtime.labels(configured)
+    at = local_sql(column, tz)
+    minute = f"(hour({at}) * 60 + minute({at}))"
+    cases = " ".join(f"WHEN {minute} >= ? THEN ?" for _ in configured)
+    params: list[Any] = [x for s in configured for x in (s.start, label[s.name])]
+    return f"CASE {cases} ELSE ? END", [*params, label[configured[0].name]]
 
 
 def _findings_where(f: Filters, start: int) -> tuple[str, list[Any]]:
-    where, params = _where(f, day="f.gaming_day", table="f.table_id", dealer="f.dealer_id",
-                           kind="f.kind", shift="f.shift")
-    return where, [start, *shifts(start), *params]  # the shift labels come first in the SQL
+    return _where(f, day="f.gaming_day", table="f.table_id", dealer="f.dealer_id",
+                  kind="f.kind", shift="f.shift")
+
+
+def _findings_from(con: duckdb.DuckDBPyConnection, start: int) -> tuple[str, list[Any]]:
+    sql, params = shift_sql("f.occurred_at", start, zone(con))
+    return _FINDINGS_FROM.format(shift=sql), params
 
 
 def findings(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = FINDINGS_LIMIT,
@@ -281,11 +310,14 @@ def findings(con: duckdb.DuckDBPyConnection, f: Filters, limit: int = FINDINGS_L
     """Findings, latest first; ``over``/``under``: what the player got beyond / short of
     the correct settlement (cents)."""
     where, params = _findings_where(f, start)
-    return _df(con, f"""SELECT f.finding_id, f.occurred_at, f.gaming_day, f.shift, f.kind,
+    source, shift_params = _findings_from(con, start)
+    return _df(con, f"""SELECT f.finding_id, {local_sql("f.occurred_at", zone(con))}
+               AS occurred_at, f.gaming_day, f.shift, f.kind,
                f.table_id, f.dealer_id, f.hand_id, f.seat, f.spot, f.expected, f.recorded,
                f.over, f.under, f.detail, coalesce(h.currency, '') AS currency
-        {_FINDINGS_FROM} {where}
-        ORDER BY f.occurred_at DESC NULLS LAST, f.finding_id LIMIT ?""", [*params, int(limit)])
+        {source} {where}
+        ORDER BY f.occurred_at DESC NULLS LAST, f.finding_id LIMIT ?""",
+               [*shift_params, *params, int(limit)])
 
 
 def findings_totals(con: duckdb.DuckDBPyConnection, f: Filters, by: str,
@@ -294,6 +326,7 @@ def findings_totals(con: duckdb.DuckDBPyConnection, f: Filters, by: str,
     (and currency)."""
     column = FINDING_GROUPS[by]
     where, params = _findings_where(f, start)
+    source, shift_params = _findings_from(con, start)
     return _df(con, f"""SELECT {column} AS "group", coalesce(h.currency, '') AS currency,
                count(*) AS findings,
                count(*) FILTER (WHERE f.expected IS DISTINCT FROM f.recorded
@@ -301,8 +334,8 @@ def findings_totals(con: duckdb.DuckDBPyConnection, f: Filters, by: str,
                coalesce(sum(f.over), 0)::BIGINT AS overpaid,
                coalesce(sum(f.under), 0)::BIGINT AS underpaid,
                coalesce(sum(f.over) - sum(f.under), 0)::BIGINT AS net
-        {_FINDINGS_FROM} {where}
-        GROUP BY ALL ORDER BY findings DESC, "group" NULLS LAST""", params)
+        {source} {where}
+        GROUP BY ALL ORDER BY findings DESC, "group" NULLS LAST""", [*shift_params, *params])
 
 
 # ---------------------------------------------------------------------------- dealers
@@ -342,3 +375,11 @@ def dealer_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     return _df(con, f"""SELECT dealer_id, gaming_day, hands, hours, hands_per_hour, mispays,
                mispay_net FROM dealer_performance {where} ORDER BY gaming_day, dealer_id""",
                params)
+
+
+def hold_report(con: duckdb.DuckDBPyConnection, by: str, day_from: date | None = None,
+                day_to: date | None = None) -> pd.DataFrame:
+    """Drop, handle and house win by table, pit, shift or week (see hold_queries)."""
+    start, tz = day_start(con), zone(con)
+    return hold_queries.hold_report(con, by, shift_sql("h.started_at", start, tz),
+                                    shift_sql("e.occurred_at", start, tz), day_from, day_to)

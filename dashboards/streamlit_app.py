@@ -17,7 +17,10 @@ PAGES = [
     st.Page("app_pages/floor.py", title="Floor", icon=":material/casino:", default=True),
     st.Page("app_pages/trips.py", title="Trips", icon=":material/target:"),
     st.Page("app_pages/hand_audit.py", title="Hand audit", icon=":material/search:"),
+    st.Page("app_pages/live.py", title="Live", icon=":material/monitor_heart:"),
     st.Page("app_pages/findings.py", title="Findings", icon=":material/report:"),
+    st.Page("app_pages/disputes.py", title="Disputes", icon=":material/gavel:"),
+    st.Page("app_pages/hold.py", title="Hold report", icon=":material/table_chart:"),
     st.Page("app_pages/dealers.py", title="Dealers", icon=":material/badge:"),
     st.Page("app_pages/players.py", title="Players", icon=":material/groups:"),
 ]

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboards import queries
 from dashboards.format import money
+from events.localtime import LocalTimeError, to_local
 
 ENV_VAR = "UTH_WAREHOUSE"
 
@@ -67,6 +68,9 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
     except queries.WarehouseUnavailable as exc:
         st.info(str(exc))
         st.stop()
+    except LocalTimeError as exc:  # UTH_TIMEZONE, UTH_SHIFTS: the casino's settings
+        st.warning(f"{exc}. Fix the setting and restart `uth dashboards`.")
+        st.stop()
     except duckdb.Error as exc:
         st.warning(f"The warehouse `{path}` could not be read: {str(exc).splitlines()[0]}")
         st.stop()
@@ -92,7 +96,9 @@ def day_range(opts: queries.Options, key: str) -> tuple[date | None, date | None
         return None, None
     picked = st.sidebar.date_input(
         "Gaming days", value=(opts.first_day, opts.last_day), min_value=opts.first_day,
-        max_value=opts.last_day, key=key, help="A gaming day starts at 06:00.")
+        max_value=opts.last_day, key=key,
+        help="A gaming day starts at the warehouse's gaming-day start (06:00 unless it was "
+             "built with another), local time.")
     if isinstance(picked, (tuple, list)):
         first = picked[0] if picked else opts.first_day
         last = picked[1] if len(picked) > 1 else first
@@ -135,6 +141,27 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
     cols = st.columns(len(items))
     for col, (label, value, help_text) in zip(cols, items, strict=True):
         col.metric(label, value, help=help_text)
+
+
+def table(name: str, data: Any, **kwargs: Any) -> None:
+    """``st.dataframe`` with a button beside it downloading the same rows as CSV
+    (``<name>.csv``; the table as shown, its colours aside)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)  # a file name, whatever the data says
+    st.dataframe(data, **kwargs)
+    frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
+    n = len(frame)
+    st.download_button(f"Download as CSV ({n:,} row{'s' if n != 1 else ''})",
+                       frame.to_csv(index=False),
+                       file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+                       icon=":material/download:")
+
+
+def local(value: Any, zone: str) -> Any:
+    """A stored (UTC) time, or a contract time string, as wall time in ``zone``; a missing
+    value stays missing."""
+    if not known(value):
+        return value
+    return to_local(value, zone)
 
 
 def known(value: Any) -> bool:

@@ -19,6 +19,7 @@ from events.audit_findings import MISPAY, Finding
 from events.audit_records import disputes_of, verdict
 from events.audit_settle import HandSettlement, WagerCheck, outcome_words, reason, settle_hand
 from events.cards import glyph
+from events.localtime import stamp
 from events.replay import TableContext, replay, visible
 from events.rules import money
 from events.schemas import Event, TableOpened, encode_event
@@ -227,7 +228,7 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"Dealing order: {doc['dealing_order'].replace('_', ' ')}")
     lines.append("")
     for step in doc["steps"]:
-        lines.append(f"{step['n']:>3}. [{step['occurred_at']}] {step['text']}")
+        lines.append(f"{step['n']:>3}. [{stamp(step['occurred_at'])}] {step['text']}")
         for f in step["findings"]:
             lines.append(f"       ! {f['kind']}: {f['detail']}")
     if doc["status"] == "in play":

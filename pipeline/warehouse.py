@@ -247,9 +247,35 @@ def parse_day_start(text: str) -> int:
     return hours * 60 + minutes
 
 
-def gaming_day_sql(column: str, day_start_minutes: int) -> str:
-    """SQL for the gaming day of a TIMESTAMP column."""
-    return f"CAST({column} - INTERVAL {int(day_start_minutes)} MINUTE AS DATE)"
+def local_sql(column: str, zone: str | None = None) -> str:
+    """SQL for a TIMESTAMP column (UTC, as stored) as local wall time in ``zone``
+    (``UTH_TIMEZONE`` when None, read now). The zone name is checked against the IANA
+    database and its spelling before it is spliced in."""
+    from events.localtime import check_zone, zone_name
+
+    name = zone_name() if zone is None else check_zone(zone)
+    if name == "UTC":
+        return column
+    return f"timezone('{name}', timezone('UTC', {column}))"
+
+
+def gaming_day_sql(column: str, day_start_minutes: int, zone: str | None = None) -> str:
+    """SQL for the gaming day of a TIMESTAMP column: the local date (``UTH_TIMEZONE``)
+    of the time ``day_start_minutes`` (local) earlier."""
+    return f"CAST({local_sql(column, zone)} - INTERVAL {int(day_start_minutes)} MINUTE AS DATE)"
+
+
+def check_zone_meta(con: duckdb.DuckDBPyConnection, zone: str | None = None) -> None:
+    """Record the zone the gaming days are counted in, or refuse a warehouse counted in
+    another (one built before the zone was recorded counted in UTC)."""
+    from events.localtime import zone_name
+
+    name = zone_name() if zone is None else zone
+    stored = con.execute(f"SELECT value FROM {META} WHERE key = 'timezone'").fetchall()
+    built = con.execute(f"SELECT 1 FROM {META} WHERE key = 'gaming_day_start'").fetchall()
+    if not stored and built:
+        con.execute(f"INSERT INTO {META} VALUES ('timezone', 'UTC')")
+    check_meta(con, "timezone", name)
 
 
 def check_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:

@@ -9,11 +9,11 @@ from dashboards import queries, ui
 from dashboards.format import count, moment, money
 
 st.title("Findings")
-st.caption("Overpaid: the player received more than the correct settlement; underpaid: less. "
-           "Shifts are the three eight-hour thirds of the gaming day, by when the finding "
-           "occurred.")
-
 with ui.warehouse("audit_findings", "table_hold_daily") as con:
+    st.caption("Overpaid: the player received more than the correct settlement; underpaid: "
+               "less. Shifts (`UTH_SHIFTS`, else the three eight-hour thirds of the gaming "
+               "day) by when the finding occurred; times are local to "
+               f"{ui.md(queries.zone(con))}.")
     opts = queries.findings_options(con)
     if opts.first_day is None:
         st.success("No findings in the warehouse: every audited hand was settled correctly.")
@@ -50,7 +50,7 @@ for cur, t in totals.iterrows():
     ])
 
 st.subheader(f"By {by}")
-st.dataframe(pd.DataFrame({
+ui.table("findings-by-group", pd.DataFrame({
     by.capitalize(): grouped["group"].astype(object).where(grouped["group"].notna(), "—"),
     "Currency": grouped["currency"],
     "Findings": [count(v) for v in grouped["findings"]],
@@ -64,7 +64,7 @@ st.subheader("Findings, latest first")
 if len(rows) >= queries.FINDINGS_LIMIT:
     st.caption(f"The latest {queries.FINDINGS_LIMIT:,} shown; narrow the filters to see others.")
 has_hand = rows["hand_id"].notna()
-st.dataframe(pd.DataFrame({
+ui.table("findings", pd.DataFrame({
     "Hand": ["hand_audit?hand_id=" + str(h) if ok else None
              for h, ok in zip(rows["hand_id"], has_hand, strict=True)],
     "Occurred": [moment(v) for v in rows["occurred_at"]],

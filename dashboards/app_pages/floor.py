@@ -91,10 +91,10 @@ hold = pd.DataFrame({
     "Hands": [count(v) for v in rows["hands"]],
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
 })
-st.dataframe(ui.highlight_rows(hold, rows["outside"]), hide_index=True,
-             column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %",
-                                              "Control limits (hold)": "Hold limits",
-                                              "Hands / hour": "Hands/h"}))
+ui.table("floor-hold", ui.highlight_rows(hold, rows["outside"]), hide_index=True,
+         column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %",
+                                          "Control limits (hold)": "Hold limits",
+                                          "Hands / hour": "Hands/h"}))
 amounts = pd.DataFrame({
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],
@@ -103,5 +103,5 @@ amounts = pd.DataFrame({
     "House win": ui.money_column(rows, "house_win"),
     "Theoretical win": ui.money_column(rows, "theoretical_win"),
 })
-st.dataframe(ui.highlight_rows(amounts, rows["outside"]), hide_index=True,
-             column_config=ui.fitted(amounts))
+ui.table("floor-amounts", ui.highlight_rows(amounts, rows["outside"]), hide_index=True,
+         column_config=ui.fitted(amounts))

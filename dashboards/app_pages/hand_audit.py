@@ -12,6 +12,7 @@ from dashboards import evidence, queries, ui
 from dashboards.format import day, moment, money
 from dashboards.replay_view import describe, fold, table_html
 from events.evaluation import CATEGORY_NAMES
+from events.localtime import to_utc
 
 st.title("Hand audit")
 
@@ -27,10 +28,11 @@ with st.expander("Find a hand", expanded=not wanted):
     on_day = c5.date_input("Started on", value=None, key="audit_day")
     t_from = c6.time_input("from", value=None, key="audit_from")
     t_to = c7.time_input("until", value=None, key="audit_to")
-start = datetime.combine(on_day, t_from or time(0, 0)) if on_day else None
-end = datetime.combine(on_day, t_to or time(23, 59, 59, 999999)) if on_day else None
-
 with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
+    tz = queries.zone(con)  # the search times are the casino's, the stored ones UTC
+    start = to_utc(datetime.combine(on_day, t_from or time(0, 0)), tz) if on_day else None
+    end = (to_utc(datetime.combine(on_day, t_to or time(23, 59, 59, 999999)), tz)
+           if on_day else None)
     found = queries.find_hands(con, hand_id=hand_id, table_id=table_id, dealer_id=dealer_id,
                                seat=None if seat is None else int(seat), start=start, end=end)
     if found.empty:
@@ -47,7 +49,8 @@ with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
     chosen = st.selectbox(
         "Hand", ids, index=ids.index(wanted) if wanted in ids else 0, key="audit_chosen",
         format_func=lambda h: f"{h} · table {rows[h]['table_id']} · dealer "
-                              f"{rows[h]['dealer_id']} · {moment(rows[h]['started_at'])}")
+                              f"{rows[h]['dealer_id']} · "
+                              f"{moment(ui.local(rows[h]['started_at'], tz))}")
     row = rows[chosen]
     all_events = st.toggle(f"Include events of this hand from any later date (not only up "
                            f"to {queries.LATE_EVENT_DAYS} days after it; slower)",
@@ -67,7 +70,8 @@ cur = str(row.get("currency") or "")
 st.subheader(f"Hand {ui.md(chosen)}")
 st.markdown(f"Table **{ui.md(row['table_id'])}** · dealer **{ui.md(row['dealer_id'])}** · "
             f"ruleset **{ui.md(row['ruleset'])}** · {ui.md(cur)} · seats {ui.md(row['seats'])} "
-            f"· started {moment(row['started_at'])} · gaming day {day(row['gaming_day'])} · "
+            f"· started {moment(ui.local(row['started_at'], tz))} ({ui.md(tz)}) · gaming day "
+            f"{day(row['gaming_day'])} · "
             f"status **{ui.md(row['status'])}**")
 
 # ------------------------------------------------------------------ replay
@@ -89,13 +93,14 @@ else:
             else len(events))
     current = events[step - 1]
     st.markdown(f"**Step {step} of {len(events)}** · seq {current['seq']} · "
-                f"{ui.md(current['occurred_at'])} · {ui.md(describe(current, cur))}")
+                f"{moment(ui.local(current['occurred_at'], tz))} · "
+                f"{ui.md(describe(current, cur))}")
     st.markdown(table_html(fold(events, step), cur), unsafe_allow_html=True)
     with st.expander("All events of the hand"):
-        st.dataframe(pd.DataFrame({
+        ui.table("hand-events", pd.DataFrame({
             "Step": range(1, len(events) + 1),
             "Seq": [e["seq"] for e in events],
-            "Time": [e["occurred_at"] for e in events],
+            "Time": [moment(ui.local(e["occurred_at"], tz)) for e in events],
             "Event": [describe(e, cur) for e in events],
         }), hide_index=True, width="stretch")
 
@@ -145,8 +150,9 @@ else:
         "Why (auditor)": [checks.get((int(seat), str(spot)), "") for seat, spot in zip(
             wagers["seat"], wagers["spot"], strict=True)],
     })
-    st.dataframe(ui.highlight_rows(settlement, [v.startswith("✗") for v in verdicts]),
-                 hide_index=True, width="stretch", column_config=ui.fitted(settlement))
+    ui.table("hand-settlement",
+             ui.highlight_rows(settlement, [v.startswith("✗") for v in verdicts]),
+             hide_index=True, width="stretch", column_config=ui.fitted(settlement))
     wrong = [v for v in verdicts if v.startswith("✗")]
     if wrong:
         st.warning(f"Verdict: {len(wrong)} of {len(verdicts)} wagers settled wrongly.")
@@ -166,10 +172,16 @@ if not hand_findings.empty:
         "Recorded": [money(v, cur) for v in hand_findings["recorded"]],
         "Detail": hand_findings["detail"],
     })
-    st.dataframe(found, hide_index=True, width="stretch", column_config=ui.fitted(found))
+    ui.table("hand-findings", found, hide_index=True, width="stretch",
+             column_config=ui.fitted(found))
 
 st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
                    file_name=f"evidence-{chosen}.json", mime="application/json",
                    key="audit_download")
+printable = evidence.sheet(doc, events_df, tz)
+if printable is not None:
+    st.download_button("Download evidence sheet (HTML, printable)", data=printable,
+                       file_name=f"evidence-{chosen}.html", mime="text/html",
+                       key="audit_download_html")
 if "auditor_error" in doc:
     st.caption(f"The auditor's replay is not included: {ui.md(doc['auditor_error'])}")

@@ -58,7 +58,7 @@ st.caption("Flagged players first (highlighted). Protection score: the strongest
            "player's standardized hidden-card gains (over all hands, and per dealer), adjusted "
            "for how many were tested. Honest play of any skill stays near 0; a player is "
            "flagged from 3.72, a false alarm for at most 1 honest player in 10,000.")
-st.dataframe(ui.highlight_rows(pd.DataFrame({
+ui.table("players-1", ui.highlight_rows(pd.DataFrame({
     "Player": rows["player"],
     "Tables": rows["tables"],
     "Days": [count(v) for v in rows["days"]],
@@ -75,7 +75,7 @@ st.dataframe(ui.highlight_rows(pd.DataFrame({
 }), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
 
 with st.expander("Rating slips by gaming day"):
-    st.dataframe(pd.DataFrame({
+    ui.table("players-2", pd.DataFrame({
         "Gaming day": [day(v) for v in daily["gaming_day"]],
         "Player": daily["player"],
         "Table": daily["table_id"],
@@ -97,7 +97,7 @@ st.caption("Each decision is valued with the dealer's actual cards and with card
            "could not tell apart: honest play gains nothing from them on average; these "
            "players' gains keep growing. Pattern: which cards the decisions match; only with "
            "dealer: the evidence is in that dealer's hands alone (a dealer who flashes).")
-st.dataframe(pd.DataFrame({
+ui.table("players-3", pd.DataFrame({
     "Player": alerts["player"],
     "Table": alerts["table_id"],
     "Seats": alerts["seats"],
@@ -111,7 +111,7 @@ st.dataframe(pd.DataFrame({
 }), hide_index=True, width="stretch")
 
 st.subheader("Evidence: the strongest hands")
-st.dataframe(pd.DataFrame({
+ui.table("players-4", pd.DataFrame({
     "Hand": ["hand_audit?hand_id=" + str(h) for h in evidence["hand_id"]],
     "Player": evidence["player"],
     "Rank": evidence["rank"],
@@ -133,7 +133,7 @@ if labels:
 st.subheader("Dealers the alerts concentrate on")
 st.caption("The flagged players' hidden-card gains by the dealer who dealt: a dealer who "
            "flashes cards carries most of them.")
-st.dataframe(pd.DataFrame({
+ui.table("players-5", pd.DataFrame({
     "Dealer": dealers["dealer_id"],
     "Flagged players": [count(v) for v in dealers["flagged_players"]],
     "Hands": [count(v) for v in dealers["hands"]],

@@ -53,7 +53,7 @@ def summary_frame(df: pd.DataFrame, with_table: bool) -> pd.DataFrame:
 
 
 st.subheader("By ruleset")
-st.dataframe(ui.highlight_rows(summary_frame(by_ruleset, False),
+ui.table("trips-by-ruleset", ui.highlight_rows(summary_frame(by_ruleset, False),
                                [ui.truth(w) is False for w in by_ruleset["within_band"]]),
              hide_index=True, width="stretch")
 
@@ -77,7 +77,7 @@ if not chart_data.empty:
     st.caption("Bar: 95% band around the theoretical hold (tick); dot: actual hold.")
 
 st.subheader("By ruleset and table")
-st.dataframe(ui.highlight_rows(summary_frame(by_table, True),
+ui.table("trips-by-table", ui.highlight_rows(summary_frame(by_table, True),
                                [ui.truth(w) is False for w in by_table["within_band"]]),
              hide_index=True, width="stretch")
 
@@ -86,7 +86,7 @@ if hits.empty:
     ui.empty_notice("Trips hits")
 for ruleset, group in hits.groupby("ruleset", sort=True):
     st.markdown(f"**{ui.md(ruleset)}**")
-    st.dataframe(pd.DataFrame({
+    ui.table(f"trips-paying-hands-{ruleset}", pd.DataFrame({
         "Hand": group["category_name"],
         "Hits": [count(v) for v in group["hits"]],
         "Frequency (of Trips wagers)": [share(h, w, "wagers", 4)

@@ -17,6 +17,10 @@ acknowledged, and resumes after a crash without losing a finding; one repeated a
 crash has the same ``finding_id``. SIGTERM/SIGINT: the batch is finished and committed,
 exit 0.
 
+``--table``, ``--dealer``, ``--kind`` (each repeatable), ``--since`` and ``--until`` (local
+time in ``UTH_TIMEZONE`` unless given with ``Z`` or an offset) keep only the findings that
+match; ``--csv`` writes them as CSV (one row per finding, the ``--json`` fields).
+
 Exit status: 0 when the audit ran (whatever it found), 2 when the source cannot be read.
 """
 
@@ -47,6 +51,9 @@ def register(sub: Any) -> None:
                    help="give each finding the line (or log offset) of its event: a second "
                         "pass over the source")
     p.add_argument("--batch", type=int, default=BATCH, help="records per batch")
+    from pipeline.finding_filters import add_arguments
+
+    add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -119,8 +126,13 @@ def _records_of(source: str, wanted: set[str], batch: int) -> dict[str, Any]:
     return where
 
 
+CSV_FIELDS = ("finding_id", "kind", "table_id", "hand_id", "dealer_id", "seat", "spot",
+              "expected", "recorded", "detail", "occurred_at", "event_id", "position")
+
+
 def run(args: argparse.Namespace) -> int:
     from events.logs import LogError
+    from pipeline.finding_filters import Filter, write_csv
 
     try:
         if args.follow:
@@ -129,10 +141,21 @@ def run(args: argparse.Namespace) -> int:
     except (LogError, OSError) as exc:
         print(f"uth audit: {exc}", file=sys.stderr)
         return 2
+    chosen = Filter.from_args(args)
+    total = len(report.findings)
+    if chosen.active:
+        report.findings = [f for f in report.findings if chosen.keep(f)]
+        report.disputes = [d for d in report.disputes if chosen.keep(d)]
+    if args.csv:
+        write_csv((f.to_json() for f in report.findings), CSV_FIELDS, sys.stdout)
+        return 0
     if args.json:
         write_json(report, sys.stdout)
     else:
         write_text(report, sys.stdout)
+        if chosen.active:
+            print(f"\nShown: {len(report.findings):,} of {total:,} findings "
+                  f"({chosen.describe()}).")
     return 0
 
 
@@ -200,15 +223,17 @@ def _follow(args: argparse.Namespace) -> int:
     log = open_log(args.source, create=False)
     sink = _findings_sink(args, log)
 
+    from pipeline.finding_filters import Filter
+
+    chosen = Filter.from_args(args)
+
     def show(key: str, message: dict[str, Any]) -> None:
+        if chosen.active and not chosen.keep(message):
+            return  # still published: the filters choose what this terminal shows
         if args.json:
             print(json.dumps(message), flush=True)
-        elif message.get("kind") == "dispute":
-            print(f"dispute {message['hand_id']} seat {message['seat']} "
-                  f"({message['status']}): {message['verdict']}", flush=True)
         else:
-            print(f"{message.get('kind')} {key}: {message.get('detail') or message.get('reason')}",
-                  flush=True)
+            print(follow_line(key, message), flush=True)
 
     with log:
         follower = FollowAuditor(log, sink, consumer=args.consumer, batch=args.batch,
@@ -217,8 +242,50 @@ def _follow(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"summary": summary}), flush=True)
     else:
-        print(f"stopped: {summary}", file=sys.stderr)
+        print(stop_sentence(summary), file=sys.stderr)
     return 0
+
+
+def follow_line(key: str, message: dict[str, Any]) -> str:
+    """One line of ``--follow`` as a person reads it: when (local time), table, dealer,
+    hand and seat, then what was found."""
+    from events.localtime import to_local, zone_name
+
+    when = message.get("occurred_at")
+    try:
+        stamp = to_local(when, zone_name()).strftime("%H:%M:%S") if when else "--:--:--"
+    except ValueError:
+        stamp = "--:--:--"
+    where = [f"table {message.get('table_id') or '-'}"]
+    if message.get("dealer_id"):
+        where.append(f"dealer {message['dealer_id']}")
+    if message.get("hand_id"):
+        where.append(f"hand {message['hand_id']}")
+    if message.get("seat") is not None:
+        where.append(f"seat {message['seat']}")
+    kind = message.get("kind")
+    if kind == "dispute":
+        what = f"dispute ({message.get('status')}): {message.get('verdict')}"
+    elif kind == "rejected":
+        what = f"rejected input at {message.get('position')}: {message.get('reason')}"
+    else:
+        what = f"{kind}: {message.get('detail') or message.get('reason') or key}"
+    return f"{stamp}  {', '.join(where)}  {what}"
+
+
+def stop_sentence(summary: dict[str, int]) -> str:
+    """What a stopped ``--follow`` did, in a sentence."""
+    def n(key: str, noun: str) -> str:
+        value = int(summary.get(key, 0))
+        return f"{value:,} {noun}{'' if value == 1 else 's'}"
+
+    return (f"uth audit stopped: audited {n('events', 'event')} in {n('hands', 'hand')}, "
+            f"found {n('findings', 'finding')}, rejected "
+            f"{n('rejected_events', 'input line')}, ignored "
+            f"{n('duplicates_ignored', 'redelivered event')}; published "
+            f"{n('published', 'message')} and committed the position "
+            f"{int(summary.get('commits', 0)):,} time"
+            f"{'' if summary.get('commits', 0) == 1 else 's'}.")
 
 
 class PublishOnce:

@@ -81,10 +81,11 @@ def run(args: argparse.Namespace) -> int:
         print("uth ingest: nothing was written", file=sys.stderr)
         return 2
 
+    shown = Progress()
+
     def progress(report: Any) -> None:
         if args.follow and not args.quiet and not args.json:
-            print(f"read {report.read}  written {report.written}  duplicates "
-                  f"{report.duplicates}  rejected {report.rejected_total}", file=sys.stderr)
+            shown(report)
 
     with source, sink:
         forwarder = Forwarder(source, sink, consumer=args.consumer, follow=args.follow,
@@ -99,6 +100,36 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth ingest: {report.error}", file=sys.stderr)
         return 1 if report.read or report.written else 2
     return 0 if report.accounted else 1
+
+
+PROGRESS_SECONDS = 5.0
+
+
+class Progress:
+    """The running counts of ``--follow``, printed at most every ``interval`` seconds and
+    only when they changed (a poll that found nothing new prints nothing)."""
+
+    def __init__(self, interval: float = PROGRESS_SECONDS, clock: Any = None,
+                 out: Any = None) -> None:
+        import time
+
+        self.interval = interval
+        self.clock = clock or time.monotonic
+        self.out = out
+        self.last_at: float | None = None
+        self.last: tuple[int, ...] = (0, 0, 0, 0)
+
+    def __call__(self, report: Any) -> bool:
+        counts = (report.read, report.written, report.duplicates, report.rejected_total)
+        now = self.clock()
+        if counts == self.last or (self.last_at is not None
+                                   and now - self.last_at < self.interval):
+            return False
+        self.last, self.last_at = counts, now
+        print(f"read {report.read:,}  written {report.written:,}  duplicates "
+              f"{report.duplicates:,}  rejected {report.rejected_total:,}",
+              file=self.out or sys.stderr, flush=True)
+        return True
 
 
 def render(report: Any, source: str, sink: str) -> str:

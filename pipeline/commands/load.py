@@ -7,6 +7,7 @@ Run again with nothing new in the log, it changes nothing.
 
 import argparse
 import logging
+import os
 import sys
 from typing import Any
 
@@ -21,8 +22,9 @@ def register(sub: Any) -> None:
     p.add_argument("--source", required=True,
                    help="event log URL: sqlite:///log.db, kafka://host:port[/topic], x.jsonl")
     p.add_argument("--warehouse", required=True, help="DuckDB file (created when missing)")
-    p.add_argument("--gaming-day-start", default="06:00", metavar="HH:MM",
-                   help="when a gaming day starts (default 06:00)")
+    p.add_argument("--gaming-day-start", default=None, metavar="HH:MM",
+                   help="when a gaming day starts, local time in UTH_TIMEZONE (default "
+                        "UTH_GAMING_DAY_START, else 06:00)")
     p.add_argument("--archive", default="",
                    help="Parquet archive directory (default: <warehouse stem>_archive)")
     p.add_argument("--batch-size", type=int, default=100_000,
@@ -56,18 +58,23 @@ def _progress(quiet: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from events.localtime import zone_name
+    from pipeline.warehouse import parse_day_start
+
+    try:  # before the Dagster definitions, whose schedule runs in the zone
+        if args.gaming_day_start is None:
+            args.gaming_day_start = os.environ.get("UTH_GAMING_DAY_START", "").strip() or "06:00"
+        parse_day_start(args.gaming_day_start)
+        zone_name()  # UTH_TIMEZONE: the zone the gaming days are counted in
+    except ValueError as exc:
+        print(f"uth load: {exc}", file=sys.stderr)
+        return 2
+
     import dagster as dg
 
     from pipeline.analytics.assets import full_rebuild_config
     from pipeline.definitions import ASSETS, CHECKS
     from pipeline.ingest.resources import EventSource, Warehouse
-    from pipeline.warehouse import parse_day_start
-
-    try:
-        parse_day_start(args.gaming_day_start)
-    except ValueError as exc:
-        print(f"uth load: {exc}", file=sys.stderr)
-        return 2
     _progress(args.quiet)
     resources = {
         "source": EventSource(url=args.source, batch_size=args.batch_size,

@@ -3,6 +3,7 @@
     uth replay T03-000042 --source floor.jsonl
     uth replay T03-000042 --source sqlite:///floor.db --at 12     # the state after event 12
     uth replay T03-000042 --source kafka://broker:9092 --json > evidence.json
+    uth replay T03-000042 --source floor.jsonl --html evidence.html   # a printable sheet
 
 Each event in order (cards as glyphs, bets, each decision), with the finding it raised;
 then the dealer's hand and whether it qualifies, each seat's hand named, and for every
@@ -10,8 +11,9 @@ wager the correct settlement beside the recorded one; disputes with their verdic
 verdict on the hand. ``--json`` writes the same as an evidence document (the events
 included, with their SHA-256, and an inclusion proof of them against the latest seal of
 the log, which ``uth verify --evidence FILE --public-key KEY.pub`` checks alone) to archive
-with a dispute. ``--at N`` stops after event N and
-shows what each party could see then.
+with a dispute. ``--at N`` stops after event N and shows what each party could see then.
+``--html FILE`` also writes the same document as a printable page (cards drawn, the
+verdict per wager, every event with its log position and SHA-256), self-contained, to FILE.
 
 Exit status: 0 when the hand was found, 1 when it is not in the source, 2 when the source
 cannot be read.
@@ -33,6 +35,8 @@ def register(sub: Any) -> None:
                    help="file.jsonl, sqlite:///log.db or kafka://host:port[/topic]")
     p.add_argument("--at", type=int, metavar="N", help="stop after event N of the hand")
     p.add_argument("--json", action="store_true", help="write the evidence document (JSON)")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write the evidence as a printable HTML sheet to FILE")
     p.set_defaults(func=run)
 
 
@@ -89,10 +93,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth replay: {exc}", file=sys.stderr)
         return 2
     if not events:
-        print(f"uth replay: hand {args.hand_id} is not in {args.source}", file=sys.stderr)
+        print(f"uth replay: hand {args.hand_id} is not in {args.source}"
+              + suggestion(args.source, args.hand_id), file=sys.stderr)
         return 1
     context = [opened] if opened is not None else []
     doc = evidence([*context, *events], at=args.at)
+    if args.html:
+        try:
+            write_html(doc, args.source, args.hand_id, args.html)
+        except (LogError, OSError) as exc:
+            print(f"uth replay: cannot write {args.html}: {exc}", file=sys.stderr)
+            return 2
     if args.json:
         ids = [e.event_id for e in [*context, *events]]
         proof = inclusion_proof(args.source, events[0].table_id, ids)
@@ -107,3 +118,24 @@ def run(args: argparse.Namespace) -> int:
         if args.at is not None:
             sys.stdout.write(visible_text(doc))
     return 0
+
+
+def write_html(doc: dict[str, Any], source: str, hand_id: str, path: str) -> None:
+    """The printable sheet, with each event's position in ``source``."""
+    from pathlib import Path
+
+    from events.evidence_html import render_html
+    from pipeline.hand_source import collect
+
+    found = collect(source, [hand_id]).get(hand_id)
+    Path(path).write_text(render_html(doc, found.positions if found else {}), encoding="utf-8")
+
+
+def suggestion(source: str, hand_id: str) -> str:
+    """``; did you mean ...?`` naming the source's hand ids nearest ``hand_id``, or ``""``."""
+    import difflib
+
+    from pipeline.hand_source import hand_ids
+
+    near = difflib.get_close_matches(hand_id, hand_ids(source), n=5, cutoff=0.6)
+    return f"; did you mean {', '.join(near)}?" if near else ""

@@ -87,8 +87,9 @@ def summary(event: Any) -> str:
 
 def line(event: Any) -> str:
     """``21:03:11.123  T1    T1-0042   CardsDealt         seat 3: A♠ K♦``."""
-    at = event.occurred_at
-    clock = at[11:23] if len(at) >= 23 and at[19] == "." else at[11:19]
+    from events.localtime import stamp
+
+    clock = stamp(event.occurred_at, clock_only=True)  # the casino's clock (UTH_TIMEZONE)
     hand = event.hand_id or "-"
     return (f"{clock:<12}  {event.table_id:<6} {hand:<10} {type(event).__name__:<18} "
             f"{summary(event)}")

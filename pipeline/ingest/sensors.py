@@ -67,10 +67,15 @@ def rollup_cron(day_start: str) -> str:
     return f"{minutes % 60} {minutes // 60} * * *"
 
 
-def make_schedule(job: Any, day_start: str) -> dg.ScheduleDefinition:
+def make_schedule(job: Any, day_start: str, zone: str | None = None) -> dg.ScheduleDefinition:
+    """The daily rebuild, on the casino's clock (``zone``, default ``UTH_TIMEZONE``): the
+    gaming day starts at ``day_start`` local time."""
+    from events.localtime import check_zone, zone_name
+
     return dg.ScheduleDefinition(
         name="daily_rollups", job=job, cron_schedule=rollup_cron(day_start),
-        run_config=full_rebuild_config(), execution_timezone="UTC",
+        run_config=full_rebuild_config(),
+        execution_timezone=zone_name() if zone is None else check_zone(zone),
         default_status=dg.DefaultScheduleStatus.RUNNING,
         description="Rebuilds every rollup once a day, after the gaming day turns.")
 

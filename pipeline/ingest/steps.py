@@ -27,7 +27,14 @@ from pipeline.ingest.transforms import (
     stored_cursor,
     write_batch,
 )
-from pipeline.warehouse import Connection, check_meta, gaming_day_sql, reading, writing
+from pipeline.warehouse import (
+    Connection,
+    check_meta,
+    check_zone_meta,
+    gaming_day_sql,
+    reading,
+    writing,
+)
 
 log = logging.getLogger("uth.load")
 Decoded = tuple[DecodedBatch, EarlyHands | None]  # a batch, and its hands audited early
@@ -52,6 +59,7 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
     try:
         name = event_log.describe()
         with writing(warehouse) as con:
+            check_zone_meta(con)  # before the day start: an old warehouse counted in UTC
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             cursor = stored_cursor(con, name)
             view = IngestAudit.load(con) if audit_hands else None
@@ -170,6 +178,7 @@ def restore_archive(root: str | Path, warehouse: str | Path, *,
         raise FileNotFoundError(f"{root}: no Parquet archive here")
     dataset = ds.dataset(root, format="parquet", partitioning=ARCHIVE_PARTITIONING)
     with writing(warehouse) as con:
+        check_zone_meta(con)
         check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
         columns = [r[0] for r in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "

@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 MODULES = ["events.audit", "events.audit_findings", "events.audit_sequence", "events.replay",
-           "events.replay_state", "events.replay_apply"]
+           "events.replay_state", "events.replay_apply", "events.disputes",
+           "events.localtime"]
 
 
 @pytest.mark.parametrize("name", MODULES)

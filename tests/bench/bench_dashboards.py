@@ -88,6 +88,25 @@ def build(path: Path, n_hands: int) -> None:
               "max_bet":50000,"seats":7,"currency":"USD"}}', 'bench.jsonl', '0'
             FROM range({N_TABLES}) r(t), range({n_hands // N_TABLES // HANDS_PER_TABLE_DAY + 1})
                  s(d)""")
+        # a dispute on one hand in a thousand, resolved on one in two of those, and a buy-in
+        # per table and hour: what the Disputes, Hold report and Live pages read
+        con.execute("""INSERT INTO events SELECT h.hand_id || '-d' || k, CASE k WHEN 0
+              THEN 'DisputeOpened' ELSE 'DisputeResolved' END, 1,
+              'T' || lpad(t::VARCHAR, 2, '0'), h.hand_id, -1 - i * 2 - k,
+              started_at + INTERVAL 1 DAY + to_microseconds((k * 60_000_000)::BIGINT),
+              (started_at + INTERVAL 1 DAY - INTERVAL 6 HOUR)::DATE, CASE k WHEN 0
+              THEN '{"seat":1,"claim":"short"}'
+              ELSE '{"seat":1,"resolution":"paid","adjustment":500}' END, 'bench.jsonl',
+              'd' || i
+            FROM h, range(2) e(k) WHERE i % 1000 = 7 AND (k = 0 OR i % 2000 = 7)""")
+        con.execute(f"""INSERT INTO events SELECT 'buy-' || t || '-' || d, 'ChipsPurchased',
+              1, 'T' || lpad(t::VARCHAR, 2, '0'), NULL, -1,
+              TIMESTAMP '2026-01-01 18:00:00' + to_microseconds((d * 3_600_000_000)::BIGINT),
+              (TIMESTAMP '2026-01-01 12:00:00'
+               + to_microseconds((d * 3_600_000_000)::BIGINT))::DATE,
+              '{{"seat":1,"amount":50000,"method":"cash"}}', 'bench.jsonl', '0'
+            FROM range({N_TABLES}) r(t),
+                 range({n_hands // N_TABLES // HANDS_PER_TABLE_DAY * 24 + 24}) s(d)""")
         con.execute("""INSERT INTO wagers SELECT h.hand_id, 'T' || lpad(t::VARCHAR, 2, '0'),
               (started_at - INTERVAL 6 HOUR)::DATE, 'D' || lpad((i % 60)::VARCHAR, 4, '0'),
               'cardroom', seat, spot, 1000, 'win', 1000, 'win',
@@ -166,6 +185,12 @@ def page_runs(path: Path) -> dict[str, Callable[[], object]]:
         f = Filters(day_from=o.first_day, day_to=o.last_day)
         return queries.dealers(con, f), queries.dealer_daily(con, f)
 
+    def live(con: duckdb.DuckDBPyConnection) -> object:
+        clock = queries.floor_clock(con)
+        tz = queries.zone(con)
+        return (queries.live_tables(con, clock, clock.replace(minute=0, second=0), tz),
+                queries.newest_findings(con, tz))
+
     return {
         "floor": opened(floor),
         "trips": opened(trips),
@@ -174,6 +199,10 @@ def page_runs(path: Path) -> dict[str, Callable[[], object]]:
         "hand audit (by hand id)": opened(lambda c: audit(c, hand_id="T05-0000")),
         "findings": opened(findings),
         "dealers": opened(dealers),
+        "disputes": opened(lambda c: queries.dispute_totals(c, queries.disputes(c, limit=None))),
+        "hold report (by shift)": opened(lambda c: queries.hold_report(c, "shift")),
+        "hold report (by week)": opened(lambda c: queries.hold_report(c, "week")),
+        "live": opened(live),
     }
 
 

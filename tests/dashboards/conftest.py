@@ -21,7 +21,8 @@ from tests.dashboards import warehouse_data
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboards" / "streamlit_app.py"
-PAGES = ("floor", "trips", "hand_audit", "findings", "dealers", "players")
+PAGES = ("floor", "trips", "hand_audit", "findings", "dealers", "players", "disputes",
+         "hold", "live")
 
 
 @pytest.fixture(scope="session")

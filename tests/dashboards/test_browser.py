@@ -25,6 +25,9 @@ PAGES = [
     ("findings", "Findings", '[data-testid="stDataFrame"]'),
     ("dealers", "Dealers", '[data-testid="stDataFrame"]'),
     ("players", "Players", '[data-testid="stDataFrame"]'),
+    ("disputes", "Disputes", '[data-testid="stDataFrame"]'),
+    ("hold", "Hold report", '[data-testid="stDataFrame"]'),
+    ("live", "Live", '[data-testid="stDataFrame"]'),
 ]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
@@ -90,6 +93,49 @@ def test_every_page_in_chromium(browser, server: Server, tmp_path: Path) -> None
     page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)
     assert page.locator(".uth-card").count() >= 9  # board 5, dealer 2, seat 2
     page.get_by_role("button", name="Download evidence (JSON)").wait_for(timeout=120_000)
+    with page.expect_download(timeout=120_000) as sheet:
+        page.get_by_role("button", name="Download evidence sheet (HTML, printable)").click()
+    printable = Path(sheet.value.path()).read_text(encoding="utf-8")
+    assert "Evidence: hand H1" in printable and "it matches" in printable
+    # a dispute opens its hand in the audit page
+    page.goto(f"{server.url}/disputes", wait_until="domcontentloaded")
+    page.get_by_text("Open queue, oldest first (1)").wait_for(timeout=120_000)
+    page.get_by_role("button", name="Open in hand audit").click(timeout=120_000)
+    page.get_by_role("heading", name="Hand audit", exact=True).wait_for(timeout=120_000)
+    page.get_by_text("Hand H2", exact=True).wait_for(timeout=120_000)
+    assert "hand_id=H2" in page.url  # the hand-made warehouse's one dispute
     assert not problems, problems
     assert all(s.stat().st_size > 10_000 for s in shots)
     print(f"screenshots: {tmp_path}")
+
+
+def test_live_page_refreshes_itself(browser, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finding written while the Live page is open appears on it, marked new, with no
+    reload."""
+    from datetime import date, datetime
+
+    from pipeline.warehouse import writing
+    from tests.dashboards import warehouse_data
+
+    warehouse = warehouse_data.build(tmp_path / "live.duckdb")
+    monkeypatch.setenv("UTH_LIVE_REFRESH", "2")
+    srv = Server(warehouse, tmp_path / "live.log")
+    try:
+        srv.wait_ready()
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(f"{srv.url}/live", wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Live", exact=True).wait_for(timeout=120_000)
+        page.get_by_text("Newest findings").wait_for(timeout=120_000)
+        page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden",
+                                                                timeout=120_000)
+        with writing(warehouse) as con:  # waits out the page's brief reads
+            con.execute("INSERT INTO audit_findings (finding_id, kind, hand_id, table_id, "
+                        "dealer_id, seat, spot, expected, recorded, detail, occurred_at, "
+                        "gaming_day) VALUES ('F5', 'mispay', 'H4', 'T3', 'D3', 1, 'blind', "
+                        "1000, 0, 'blind not paid', ?, ?)",
+                        [datetime(2026, 11, 29, 15, 5), date(2026, 11, 29)])
+        page.get_by_text("1 new finding").wait_for(timeout=60_000)  # the toast
+        assert page.get_by_text("Floor clock 2026-11-29 15:05:00.000").count() == 1
+    finally:
+        srv.stop()

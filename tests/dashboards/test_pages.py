@@ -156,7 +156,8 @@ def test_hand_audit_replays_and_judges_a_hand(app, handmade_warehouse: Path) -> 
         "the player wins with a flush, which pays 3:2 on the blind")
     assert any("Three nines" in m and "(qualifies)" in m for m in texts(at.markdown))
     assert any("the house underpaid 5.00" in c for c in texts(at.caption))
-    assert [b.label for b in at.get("download_button")] == ["Download evidence (JSON)"]
+    assert [b.label for b in at.get("download_button") if "CSV" not in b.label] == [
+        "Download evidence (JSON)", "Download evidence sheet (HTML, printable)"]
     assert [w.value for w in at.warning] == ["Verdict: 1 of 4 wagers settled wrongly."]
     # whole hand shown by default: 17 events, dealer's cards revealed
     assert at.slider(key="audit_step_H1").value == 17

@@ -1,0 +1,98 @@
+"""Disputes: the open queue first, each dispute opening its hand audit; resolved ones with
+their adjustment checked against what the replay says the house owed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import queries, ui
+from dashboards.format import count, moment, money
+
+st.title("Disputes")
+st.caption("Owed: what the house owes the player on the hand by the auditor's replay (the "
+           "correct net minus the recorded net for the seat, before any adjustment); "
+           "negative when the player was overpaid. A resolved dispute's adjustment is right "
+           "when it equals what was owed. Times are local to the casino (`UTH_TIMEZONE`).")
+
+with ui.warehouse("events", "wagers") as con:
+    every = queries.disputes(con, limit=None)
+    totals = queries.dispute_totals(con, every)
+    rows = every.head(queries.DISPUTES_LIMIT)
+    tz = queries.zone(con)
+
+if rows.empty:
+    st.success("No disputes in the warehouse.")
+    st.stop()
+
+for cur, t in totals.set_index("currency").iterrows():
+    if len(totals) > 1:
+        st.subheader(f"In {ui.md(cur) if cur else 'no currency'}")
+    ui.metric_row([
+        ("Open", count(t["open"]), "Disputes without a resolution yet"),
+        ("Owed on open disputes", money(t["owed_open"], str(cur)),
+         "What the house owes the players of the open disputes (negative: overpaid)"),
+        ("Resolved", count(t["resolved"]), None),
+        ("Wrong adjustments", count(t["wrong"]),
+         "Resolved disputes whose adjustment is not what the house owed"),
+    ])
+if len(every) > len(rows):
+    st.caption(f"The first {len(rows):,} of {len(every):,} disputes shown.")
+
+
+def links(hands: pd.Series) -> list[str]:
+    return ["hand_audit?hand_id=" + str(h) for h in hands]
+
+
+LINK = {"Hand": st.column_config.LinkColumn("Hand", display_text=r"hand_id=(.*)",
+                                            help="Opens the hand in the audit page")}
+
+waiting = rows.loc[rows["status"] == "open"]
+done = rows.loc[rows["status"] == "resolved"]
+
+st.subheader(f"Open queue, oldest first ({count(len(waiting))})")
+if waiting.empty:
+    st.success("No open disputes.")
+else:
+    queue = pd.DataFrame({
+        "Hand": links(waiting["hand_id"]),
+        "Opened": [moment(ui.local(v, tz)) for v in waiting["opened_at"]],
+        "Table": waiting["table_id"], "Dealer": waiting["dealer_id"], "Seat": waiting["seat"],
+        "Owed": ui.money_column(waiting, "owed"),
+        "Claim": waiting["claim"],
+    })
+    ui.table("disputes-open", queue, hide_index=True, width="stretch", column_config=LINK)
+
+st.subheader(f"Resolved, latest first ({count(len(done))})")
+if done.empty:
+    st.info("No resolved disputes.")
+else:
+    def checked(ok: object, owed: object, cur: str) -> str:
+        if ui.truth(ok) is None:
+            return "not computed"
+        return "✓ equals what was owed" if ui.truth(ok) else (
+            f"✗ owed {money(owed, cur)}")
+
+    marks = [checked(ok, o, c) for ok, o, c in zip(
+        done["adjustment_correct"], done["owed"], done["currency"], strict=True)]
+    resolved = pd.DataFrame({
+        "Hand": links(done["hand_id"]),
+        "Opened": [moment(ui.local(v, tz)) for v in done["opened_at"]],
+        "Table": done["table_id"], "Dealer": done["dealer_id"], "Seat": done["seat"],
+        "Owed": ui.money_column(done, "owed"),
+        "Adjustment": ui.money_column(done, "adjustment"),
+        "Adjustment checked": marks,
+        "Claim": done["claim"], "Resolution": done["resolution"],
+        "Resolved": [moment(ui.local(v, tz)) for v in done["resolved_at"]],
+    })
+    ui.table("disputes-resolved", ui.highlight_rows(resolved, [m.startswith("✗") for m in marks]),
+             hide_index=True, width="stretch", column_config=LINK)
+
+labels = {i: f"{r['hand_id']} · seat {r['seat']} · {r['status']} · {r['claim']}"
+          for i, r in rows.iterrows()}
+c1, c2 = st.columns([4, 1])
+pick = c1.selectbox("Open a dispute's hand", list(labels), format_func=labels.__getitem__,
+                    key="disputes_open")
+if c2.button("Open in hand audit", key="disputes_go"):
+    st.switch_page("app_pages/hand_audit.py",
+                   query_params={"hand_id": str(rows.loc[pick, "hand_id"])})
