@@ -13,8 +13,11 @@ recomputes it from the events it carries and says whether it matches.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
+import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -187,6 +190,56 @@ def render_html(doc: Mapping[str, Any], positions: Mapping[str, str] | None = No
                  f"{_e(doc.get('version'))}."
                  " The JSON evidence (<code>uth replay HAND --json</code>) carries the same "
                  "events in full.</p>")
+    parts.append(_proof(doc))
+    # the document itself, as inert data (base64 in a meta element: no markup, no script),
+    # so that the sheet alone can be checked: ``uth verify --evidence SHEET.html`` proves
+    # the document and renders the sheet from it again
+    carried = json.dumps({"document": doc, "positions": dict(positions or {}), "zone": zone},
+                         sort_keys=True).encode("utf-8")
+    packed = base64.b64encode(carried).decode("ascii").rstrip("=")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta name="{EMBEDDED_NAME}" content="{packed}">'
             f"<title>{title}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")
+
+
+EMBEDDED_NAME = "uth-evidence"
+_EMBEDDED = re.compile(r'<meta name="uth-evidence" content="([A-Za-z0-9+/]*)">')
+
+
+def embedded(html_text: str) -> tuple[dict[str, Any], dict[str, str], str] | None:
+    """The evidence document a printed sheet carries, with the positions and zone it was
+    rendered with (None when it carries none)."""
+    found = _EMBEDDED.search(html_text)
+    if found is None:
+        return None
+    packed = found.group(1)
+    try:
+        carried = json.loads(base64.b64decode(packed + "=" * (-len(packed) % 4)))
+        return dict(carried["document"]), dict(carried["positions"]), str(carried["zone"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _proof(doc: Mapping[str, Any]) -> str:
+    """The tamper-evidence section: the signed seal the hand's events are proved against."""
+    proof = doc.get("inclusion_proof")
+    if not isinstance(proof, Mapping):
+        why = doc.get("inclusion_proof_missing") or (
+            "this sheet was not printed from a sealed log (uth replay HAND --source LOG "
+            "--html FILE, on a log sealed with uth seal, adds one)")
+        return f"<h2>Tamper evidence</h2><p>No inclusion proof: {_e(why)}.</p>"
+    try:
+        seal = json.loads(proof["seal"]["body"])
+    except (KeyError, TypeError, ValueError):
+        seal = {}
+    rows = [[_e(e.get("event_id")), _e(e.get("seq")), _e(e.get("leaf_index")),
+             _e(len(e.get("path") or []))] for e in proof.get("events") or []]
+    return ("<h2>Tamper evidence</h2>"
+            f"<p>Every event above is proved a member of table {_e(proof.get('table_id'))}'s "
+            f"tree of {_e(proof.get('tree_size'))} events, whose root seal "
+            f"{_e(seal.get('number'))} (sealed {_e(seal.get('sealed_at'))}, key "
+            f"{_e(seal.get('key_id'))}) signs. Anyone "
+            "holding the casino's public key checks this sheet with nothing else: "
+            "<code>uth verify --evidence THIS-FILE.html --public-key KEY.pub</code>.</p>"
+            + _rows(rows, ["Event id", "Seq", "Leaf", "Path length"]))

@@ -98,13 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     context = [opened] if opened is not None else []
     doc = evidence([*context, *events], at=args.at)
-    if args.html:
-        try:
-            write_html(doc, args.source, args.hand_id, args.html)
-        except (LogError, OSError) as exc:
-            print(f"uth replay: cannot write {args.html}: {exc}", file=sys.stderr)
-            return 2
-    if args.json:
+    if args.json or args.html:  # both carry the hand's inclusion proof
         ids = [e.event_id for e in [*context, *events]]
         proof = inclusion_proof(args.source, events[0].table_id, ids)
         if isinstance(proof, str):
@@ -112,6 +106,13 @@ def run(args: argparse.Namespace) -> int:
             doc["inclusion_proof_missing"] = proof
         else:
             doc["inclusion_proof"] = proof
+    if args.html:
+        try:
+            write_html(doc, args.source, args.hand_id, args.html)
+        except (LogError, OSError) as exc:
+            print(f"uth replay: cannot write {args.html}: {exc}", file=sys.stderr)
+            return 2
+    if args.json:
         sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     else:
         sys.stdout.write(render(doc))

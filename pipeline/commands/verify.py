@@ -36,7 +36,8 @@ def register(sub: Any) -> None:
     where.add_argument("--source", help="sqlite:///log.db, file.jsonl or kafka://host:port/topic")
     where.add_argument("--warehouse", help="the DuckDB warehouse")
     where.add_argument("--archive", help="the Parquet archive directory")
-    where.add_argument("--evidence", metavar="FILE", help="a hand's evidence document (JSON)")
+    where.add_argument("--evidence", metavar="FILE",
+                       help="a hand's evidence document (JSON, or the printed HTML sheet)")
     p.add_argument("--public-key", required=True, metavar="FILE", help="PREFIX.pub of uth keygen")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
@@ -93,12 +94,24 @@ def _reports(args: argparse.Namespace, public: Any) -> list[Any]:
 
 
 def _evidence(args: argparse.Namespace, public: Any) -> int:
+    from events.evidence_html import embedded, render_html
     from events.ledger.compare import shown
     from events.ledger.proof import verify_evidence
 
+    sheet_changed = False
     try:
         with open(args.evidence, "rb") as f:
-            doc = json.loads(f.read())
+            data = f.read()
+        if data.lstrip().lower().startswith((b"<!doctype html", b"<html")):
+            # a printed sheet: the document it carries, and the sheet rendered from it again
+            text = data.decode("utf-8")
+            carried = embedded(text)
+            if carried is None:
+                raise ValueError("the sheet carries no evidence document")
+            doc, positions, zone = carried
+            sheet_changed = render_html(doc, positions, zone) != text
+        else:
+            doc = json.loads(data)
     except (OSError, ValueError) as exc:
         print(f"uth verify: {args.evidence}: cannot read the document ({exc})", file=sys.stderr)
         return 2
@@ -106,6 +119,9 @@ def _evidence(args: argparse.Namespace, public: Any) -> int:
         print(f"uth verify: {args.evidence}: not an evidence document", file=sys.stderr)
         return 2
     check = verify_evidence(doc, public)
+    if sheet_changed:
+        check.problems.append("the printed sheet was changed: it is not the rendering of the "
+                              "evidence document it carries")
     hand = shown(str(doc.get("hand_id")))
     if args.json:
         print(json.dumps({"hand_id": doc.get("hand_id"), "proven": check.proven,

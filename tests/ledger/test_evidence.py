@@ -146,3 +146,32 @@ def test_a_hand_with_players_is_proved_under_their_pseudonyms(
     assert "loyalty-card-0042" not in text and "pr1_" in text
     status, out = _check(json.loads(text), tmp_path / "h1.json", public, capsys)
     assert status == 0, out
+
+
+def test_the_printed_sheet_carries_the_proof_and_is_checked_alone(
+        sealed_floor: Floor, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``uth replay --html``'s sheet shows the seal it is proved against and carries the
+    document: ``uth verify --evidence SHEET.html`` proves it, and names a sheet whose printed
+    part or carried document was changed."""
+    sheet = tmp_path / "h1.html"
+    assert main(["replay", "H1", "--source", f"sqlite:///{sealed_floor.db}",
+                 "--html", str(sheet)]) == 0
+    text = sheet.read_text()
+    assert "<h2>Tamper evidence</h2>" in text and "tree of 50 events" in text
+    args = ("--evidence", str(sheet), "--public-key", str(sealed_floor.public))
+    status, out = verify(capsys, *args)
+    assert status == 0, out
+    assert out.startswith("hand H1: 26 events proved against seal 1")
+    printed = text.replace("<h2>Settlement per wager", "<h2>Settlement per wager (corrected)")
+    sheet.write_text(printed)
+    status, out = verify(capsys, *args)
+    assert status == 1 and "the printed sheet was changed" in out
+    from events.evidence_html import embedded, render_html
+
+    carried = embedded(text)
+    assert carried is not None
+    doc, positions, zone = carried
+    _raise_payout(doc)  # the carried document changed, and the sheet printed from it
+    sheet.write_text(render_html(doc, positions, zone))
+    status, out = verify(capsys, *args)
+    assert status == 1 and "NOT intact" in out
