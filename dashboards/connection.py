@@ -5,7 +5,7 @@ file.
 
 Opening a DuckDB database costs tens of milliseconds (a new database instance each time),
 which a page pays on every click. So a connection opened for one page run lingers for
-``LINGER`` seconds (``UTH_DASHBOARDS_LINGER``; 0 turns lingering off) and the runs that
+:func:`linger` seconds (``UTH_DASHBOARDS_LINGER``; 0 turns lingering off) and the runs that
 come meanwhile use cursors of it. DuckDB lets no writer in while any reader holds the
 file, so the linger is short, a connection is retired after ``MAX_AGE`` seconds however
 busy the pages are, and while a load runs (every writer holds the exclusive ``flock`` on
@@ -29,7 +29,13 @@ import duckdb
 
 from pipeline.warehouse import WarehouseBusy, reading
 
-LINGER = float(os.environ.get("UTH_DASHBOARDS_LINGER", "1.0"))
+LINGER_ENV = "UTH_DASHBOARDS_LINGER"
+
+
+def linger() -> float:
+    """How long an idle shared connection stays open, in seconds (read now, not at import:
+    0 turns lingering off)."""
+    return float(os.environ.get(LINGER_ENV, "1.0"))
 MAX_AGE = 30.0
 
 # no file access (read_csv, COPY, ATTACH...), no extension loading, and no way back
@@ -102,15 +108,16 @@ class lease:  # used like a function: ``with lease(path, opener) as con``
         self.cursor: duckdb.DuckDBPyConnection | None = None
 
     def __enter__(self) -> duckdb.DuckDBPyConnection:
+        wait = linger()
         with _lock:
             entry = _pool.get(self.path)
-            if entry is not None and (LINGER <= 0 or time.monotonic() - entry.opened > MAX_AGE
+            if entry is not None and (wait <= 0 or time.monotonic() - entry.opened > MAX_AGE
                                       or load_running(self.path)):
                 _retire(entry)
                 entry = None
             if entry is None:
                 entry = _Shared(self.path, self.opener)
-                if LINGER > 0 and not load_running(self.path):
+                if wait > 0 and not load_running(self.path):
                     _pool[self.path] = entry
                 else:
                     entry.retired = True
@@ -126,6 +133,7 @@ class lease:  # used like a function: ``with lease(path, opener) as con``
         entry = self.entry
         assert entry is not None and self.cursor is not None
         self.cursor.close()
+        wait = linger()
         with _lock:
             entry.users -= 1
             if entry.users > 0:
@@ -133,7 +141,7 @@ class lease:  # used like a function: ``with lease(path, opener) as con``
             if entry.retired:
                 entry.close()
             else:
-                entry.timer = threading.Timer(LINGER, _expire, (entry,))
+                entry.timer = threading.Timer(wait, _expire, (entry,))
                 entry.timer.daemon = True
                 entry.timer.start()
 

@@ -50,7 +50,7 @@ def test_page_runs_of_a_moment_share_one_connection(warehouse: Path) -> None:
 
 
 def test_no_lingering_when_turned_off(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(connection, "LINGER", 0.0)
+    monkeypatch.setenv(connection.LINGER_ENV, "0")  # read when a lease opens
     opened: list[int] = []
     for _ in range(2):
         with connection.lease(warehouse, counting_opener(warehouse, opened)):
