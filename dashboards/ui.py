@@ -55,7 +55,7 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
                 st.info(f"The warehouse `{path}` has no hands loaded yet. Load events with "
                         "`uth load` (or try `uth simulate` first) and reload this page.")
                 st.stop()
-            conflicts, tables = queries.sequence_conflicts(con)
+            conflicts, tables = queries.sequence_conflicts(con, missing)
             if conflicts:
                 st.warning(
                     f"**{conflicts:,} events reuse a sequence number** another event of their "

@@ -146,6 +146,15 @@ def labels(configured: Sequence[Shift]) -> dict[str, str]:
     return {s.name: f"{s.name} {clock(s.start)}-{clock(end(s.start))}" for s in configured}
 
 
+def utc_moment(text: str) -> datetime | None:
+    """A contract time (RFC 3339, UTC) as an aware datetime, or None when it is not one."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def to_local(value: datetime | str, zone: str | None = None) -> datetime:
     """A table time (naive UTC, aware, or an RFC 3339 string) as naive local wall time."""
     if isinstance(value, str):
@@ -171,12 +180,9 @@ def stamp(text: str, clock_only: bool = False) -> str:
         if clock_only:
             return text[11:23] if len(text) >= 23 and text[19:20] == "." else text[11:19]
         return text
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    moment = utc_moment(text)
+    if moment is None:
         return text
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     local = moment.astimezone(ZoneInfo(zone))
     shown = local.strftime("%H:%M:%S.%f")[:-3]
     return shown if clock_only else f"{local:%Y-%m-%d} {shown} {local:%Z}"

@@ -85,14 +85,11 @@ class Filter:
         return self.within(get("occurred_at"))
 
     def within(self, occurred_at: Any) -> bool:
-        if not isinstance(occurred_at, str):
+        from events.localtime import utc_moment
+
+        when = utc_moment(occurred_at) if isinstance(occurred_at, str) else None
+        if when is None:
             return False
-        try:
-            when = datetime.fromisoformat(occurred_at.replace("Z", "+00:00"))
-        except ValueError:
-            return False
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
         return ((self.since is None or when >= self.since)
                 and (self.until is None or when <= self.until))
 

@@ -237,14 +237,11 @@ def load_lock(path: str | Path, wait: bool = True) -> Iterator[None]:
 
 
 def parse_day_start(text: str) -> int:
-    """``"06:00"`` -> minutes after midnight at which a gaming day starts."""
-    try:
-        hours, minutes = (int(p) for p in text.strip().split(":"))
-    except ValueError as exc:
-        raise ValueError(f"gaming day start {text!r} is not HH:MM") from exc
-    if not (0 <= hours < 24 and 0 <= minutes < 60):
-        raise ValueError(f"gaming day start {text!r} is not a time of day")
-    return hours * 60 + minutes
+    """``"06:00"`` -> minutes after midnight at which a gaming day starts (a ValueError
+    names what is wrong)."""
+    from events.localtime import parse_clock
+
+    return parse_clock(text, "gaming day start")
 
 
 def local_sql(column: str, zone: str | None = None) -> str:

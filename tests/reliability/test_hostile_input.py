@@ -78,7 +78,7 @@ def test_deep_nesting_is_one_dead_letter_not_a_crash(tmp_path: Path, ledger: Any
 # 2 ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("named", ["{path}", "../rulesets/house.toml", "/proc/self/mem"])
-def test_an_event_never_names_a_ruleset_file(tmp_path: Path, named: str) -> None:
+def test_an_event_never_names_a_ruleset_file(tmp_path: Path, named: str, ledger: Any) -> None:
     """A TableOpened naming a file (a copy with other pays, or /proc/self/mem) is an
     unknown ruleset: its hands are not judged by that file's pays, nothing is opened."""
     from events.audit import audit
@@ -93,6 +93,8 @@ def test_an_event_never_names_a_ruleset_file(tmp_path: Path, named: str) -> None
     events[0]["payload"]["ruleset"] = name
     report = audit(decode_many([corpus.encode(e) for e in events]))
     assert {f.kind for f in report.findings} == {"unknown_ruleset"}
+    ledger.record("bad-input", "a ruleset named as a file [uth audit]", sent=len(events),
+                  processed=report.summary["events"], flagged=len(report.findings))
 
 
 # 3 ---------------------------------------------------------------------------------------
@@ -228,7 +230,7 @@ def test_ingest_and_audit_agree_on_an_unended_last_line(tmp_path: Path, ledger: 
                   sent=len(lines) + 1, processed=report["written"], rejected=report["rejected"])
 
 
-def test_a_source_that_is_not_json_lines(tmp_path: Path) -> None:
+def test_a_source_that_is_not_json_lines(tmp_path: Path, ledger: Any) -> None:
     """An SQLite log named by its plain path is read as the log it is; a CSV or a binary
     file is refused with one message, not thousands of rejected lines."""
     db = tmp_path / "events.db"
@@ -249,6 +251,9 @@ def test_a_source_that_is_not_json_lines(tmp_path: Path) -> None:
             assert done.returncode == 2, done.stdout
             assert says in done.stderr and done.stderr.count("\n") <= 2, done.stderr
     assert not (tmp_path / "o.rejected.jsonl").exists()
+    # each file is one input, refused whole with its reason (nothing of it is read as events)
+    ledger.record("bad-input", "a CSV and a binary file as sources", sent=2, processed=0,
+                  rejected=2)
 
 
 # 9 ---------------------------------------------------------------------------------------
@@ -256,7 +261,7 @@ def test_a_source_that_is_not_json_lines(tmp_path: Path) -> None:
 HOSTILE = "\u001b]0;owned\u0007\u001b[2J\rall paid\u202e"
 
 
-def test_text_from_events_is_never_printed_raw(tmp_path: Path) -> None:
+def test_text_from_events_is_never_printed_raw(tmp_path: Path, ledger: Any) -> None:
     """A dispute's claim, a void's reason and a rejected line's text hold escape sequences:
     uth replay, uth tail and uth audit show them escaped."""
     events = floor(1, "esc")
@@ -268,7 +273,11 @@ def test_text_from_events_is_never_printed_raw(tmp_path: Path) -> None:
     lines.append(b'{"type":"' + HOSTILE.encode() + b'"}')
     source = _write(tmp_path / "esc.jsonl", lines)
     sink = f"sqlite:///{tmp_path / 'log.db'}"
-    _ingest(source, sink)
+    report = _ingest(source, sink)
+    # the bad line's raw carriage return ends a line too: the file holds one line more
+    assert report["read"] == len(lines) + 1
+    ledger.record("bad-input", "escape sequences in event text [ingest, printed]",
+                  sent=report["read"], processed=report["written"], rejected=report["rejected"])
     outputs = {
         "replay": uth("replay", hand, "--source", str(source)),
         "replay --json": uth("replay", hand, "--source", str(source), "--json"),
@@ -289,7 +298,7 @@ def test_text_from_events_is_never_printed_raw(tmp_path: Path) -> None:
 # 12 --------------------------------------------------------------------------------------
 
 def test_load_counts_each_hand_once_and_simulate_twice_stores_once(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], ledger: Any) -> None:
     source = _write(tmp_path / "f.jsonl", _lines(6, "cut"))
     code, out, err = load_in_process(capsys, "load", "--source", str(source), "--warehouse",
                                      str(tmp_path / "w.duckdb"), "--batch-size", "50")
@@ -302,3 +311,24 @@ def test_load_counts_each_hand_once_and_simulate_twice_stores_once(
     with sqlite3.connect(tmp_path / "sim.db") as con:
         n, ids = con.execute("SELECT count(*), count(DISTINCT event_id) FROM events").fetchone()
     assert n == ids > 0
+    ledger.record("fault", "uth simulate run twice into one SQLite log", sent=2 * n,
+                  processed=n, ignored=n)
+
+
+def test_an_over_long_line_is_cut_as_it_is_read_and_refused(tmp_path: Path,
+                                                           ledger: Any) -> None:
+    """A 20 MB line among events: refused as too large (what is kept of it bounded), the
+    events on either side of it kept."""
+    lines = _lines()
+    source = tmp_path / "long.jsonl"
+    with open(source, "wb") as f:
+        f.write(b"\n".join(lines[:30]) + b"\n")
+        f.write(b'{"x":"' + b"a" * 20_000_000 + b'"}\n')
+        f.write(b"\n".join(lines[30:]) + b"\n")
+    sink = f"sqlite:///{tmp_path / 'log.db'}"
+    report = _ingest(source, sink)
+    assert report["written"] == len(lines) and report["rejected_by_reason"] == {"too-large": 1}
+    (dead,) = _dead(sink)
+    assert len(dead["raw"]) <= 4096 and "more than the 65,536 bytes" in dead["reason"]
+    ledger.record("bad-input", "a 20 MB line [uth ingest]", sent=len(lines) + 1,
+                  processed=report["written"], rejected=report["rejected"])
