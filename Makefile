@@ -10,7 +10,7 @@ DEMO_DIR ?= demo-data
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml uv.lock $(wildcard events/_walk_*.c events/_walk_c.h)
+$(VENV)/.installed: pyproject.toml uv.lock
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 	$(UV) sync --frozen --quiet
 	@touch $@
@@ -39,4 +39,4 @@ fuzz: install
 	HYPOTHESIS_PROFILE=fuzz $(VENV)/bin/pytest -q tests -k fuzz
 
 clean:
-	rm -rf $(VENV) build events/*.so $(DEMO_DIR) $(DEMO_DIR)-kafka .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build $(DEMO_DIR) $(DEMO_DIR)-kafka .pytest_cache .mypy_cache .ruff_cache

@@ -12,12 +12,9 @@ order, redeliveries ignored, gaps and conflicts found) and are collected per han
 arrives, a batch of finished hands at a time:
 
 - the lean path (``records=False``, ``uth audit``): a plain hand (one pass,
-  :func:`~events.replay_fast.fast_plan`, finds nothing the fold would flag) is judged the
-  moment it ends by the compiled judge (:func:`~events.audit_batch.judge_now`), and when
-  every payout is right its events are let go at once, while still in the processor's
-  cache; a plain hand it does not find right (or where it is not built) is judged in bulk
-  with the others (:func:`~events.audit_batch.judge`: one ``evaluate7`` call,
-  ``settle_batch`` per ruleset, payouts compared in NumPy);
+  :func:`~events.replay_fast.fast_plan`, finds nothing the fold would flag) is judged in
+  bulk with the others of its batch (:func:`~events.audit_batch.judge`: one ``evaluate7``
+  call, ``settle_batch`` per ruleset, payouts compared in NumPy);
 - every other hand, and every hand when the warehouse rows are wanted (``records=True``),
   is folded event by event (:mod:`events.replay`: each event checked before it is applied)
   and settled by :func:`~events.audit_settle.settle_hands`, which words each finding.
@@ -42,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from events.audit_batch import audit_hands, judge, judge_now
+from events.audit_batch import audit_hands, judge
 from events.audit_clean import CleanHand, late_event, opening
 from events.audit_columns import RowColumns
 from events.audit_findings import (
@@ -65,7 +62,7 @@ from events.audit_settle import HandSettlement, settle_hand, settle_hands
 from events.codec import Rejection
 from events.evidence import evidence
 from events.replay import HandState, TableContext, apply, fold
-from events.replay_fast import Plan, fast_fold, fast_plan
+from events.replay_fast import fast_fold, fast_plan
 from events.schemas import (
     DisputeOpened,
     DisputeResolved,
@@ -155,7 +152,6 @@ class Auditor(Intake):
         self._on_finding = on_finding
         self._on_dispute = on_dispute
         self._on_rejected = on_rejected
-        self._plans: dict[str, Plan | None] = {}  # hands planned when they ended
 
     # ------------------------------------------------------------------------- output
 
@@ -189,31 +185,6 @@ class Auditor(Intake):
             return replace(f, position=where[f.event_id])
         return f
 
-    def _ended(self, hand_id: str, table_id: str) -> None:
-        # a plain hand is planned as it ends, while its events are still in the processor's
-        # cache (at the flush, a batch of hands later, they are read back from memory)
-        if self.planning:
-            table, events = self.open[hand_id]
-            plan = fast_plan(events, table)
-            if plan is not None and self.columns is None:
-                nets = judge_now(plan)
-                if nets is not None:  # every payout right: settled now, its events let go
-                    self._settled_now(hand_id, table_id, table, plan, nets)
-                    return
-            self._plans[hand_id] = plan
-        super()._ended(hand_id, table_id)
-
-    def _settled_now(self, hand_id: str, table_id: str, table: TableContext | None,
-                     plan: Plan, nets: dict[int, int]) -> None:
-        """A plain hand judged right as it ended: kept as a clean hand (its nets), as a
-        flush keeps it, without waiting for the batch."""
-        del self.open[hand_id]
-        if self.current.get(table_id) == hand_id:
-            del self.current[table_id]
-        self._remember_clean(hand_id, table, plan.first, nets)
-        self.settled_since_flush += 1
-        self._flush_when_due()
-
     def _remember_clean(self, hand_id: str, table: TableContext | None, first: Any,
                         nets: dict[int, int]) -> None:
         """A settled hand with every payout right, kept as its nets (``first``: its
@@ -221,16 +192,12 @@ class Auditor(Intake):
         self._remember(hand_id, table, CleanHand(first.table_id, first.payload.dealer_id,
                                                  nets), None)
 
-    def _changed(self, hand_id: str) -> None:
-        self._plans.pop(hand_id, None)  # planned again at the flush, with the new event
-
     def flush(self) -> None:
         """Settle the hands that ended (or were abandoned) since the last flush.
 
         Plain hands (:func:`~events.replay_fast.fast_plan`) are judged in bulk; a hand that
         is not plain, or whose payouts are not all right, is folded event by event and
         settled by ``settle_hands``, which words its findings."""
-        self.settled_since_flush = 0
         if not self.ready:
             return
         hands = list(self.ready.items())
@@ -241,9 +208,7 @@ class Auditor(Intake):
         if not self.planning:
             full = [(h, table, events) for h, (table, events) in hands]
         else:
-            planned = self._plans
-            plans = [planned.pop(h) if h in planned else fast_plan(events, table)
-                     for h, (table, events) in hands]
+            plans = [fast_plan(events, table) for _, (table, events) in hands]
             judged = judge([p for p in plans if p is not None],
                            seat_rows=columns is not None)
             verdicts = iter(zip(*judged, strict=True))

@@ -13,21 +13,18 @@ work for hands that have none (the tests check both agree).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 
-from events import _eval_cache
 from events.audit_findings import Finding
 from events.audit_settle import _closing, settle_hands
 from events.cards import CARD_INDEX
-from events.compiled import compiled
 from events.evaluation import category, evaluate7
 from events.replay import HandState
 from events.replay_fast import Plan
 from events.rulesets import Ruleset
-from events.settlement import OUTCOME_NAMES, SPOTS, pay_tables, settle_batch
+from events.settlement import OUTCOME_NAMES, SPOTS, settle_batch
 
 _Player = tuple[int, int, int, int, int, bool, int, int, Ruleset]
 
@@ -136,58 +133,6 @@ def _judge(states: Sequence[HandState], rows: list[list[int]], players: list[_Pl
         out[hand] = None
         full.append(hand)
 
-
-
-# a pay table entry above this is not judged in machine integers (stakes are capped at
-# 2**40 cents there, so a product stays below 2**63)
-_ODDS_LIMIT = 1 << 20
-# each ruleset's pay tables for the compiled judge, by ``id`` (the ruleset kept alive
-# beside them, so the id is not reused)
-_pay_tables: dict[int, tuple[Ruleset, bytes | None]] = {}
-
-
-def judge_now(plan: Plan) -> dict[int, int] | None:
-    """The seats' nets of a plain hand whose every payout is right, judged by the compiled
-    judge the moment the hand ends (``events/_walk_judge.c``, :func:`judge`'s rules for one
-    hand); ``None`` when a payout is wrong, the hand is voided, or the compiled judge
-    cannot decide or is not built: :func:`judge` then judges the hand with its batch."""
-    ruleset = plan.ruleset
-    if compiled is None or plan.voided or ruleset is None or not _evaluation_configured():
-        return None
-    kept = _pay_tables.get(id(ruleset))
-    if kept is None or kept[0] is not ruleset:
-        kept = _pay_tables[id(ruleset)] = (ruleset, _packed_pay_tables(ruleset))
-    rules = kept[1]
-    if rules is None:
-        return None
-    nets: dict[int, int] | None = compiled.judge(plan.cards, plan.seats, plan.pays, rules)
-    return nets
-
-
-@cache
-def _evaluation_configured() -> bool:
-    """The compiled judge given the evaluator's lookup tables (once per process)."""
-    assert compiled is not None
-    t = _eval_cache.tables()
-    compiled.configure_evaluation(tuple(
-        np.ascontiguousarray(a, dtype=dtype).tobytes() for a, dtype in (
-            (t.card_key, np.int64), (t.lo_row, np.int32), (t.hi_col, np.int32),
-            (t.nonflush, np.int16), (t.flush_suit, np.int8), (t.flush, np.int16),
-            (t.category, np.int8))))
-    return True
-
-
-def _packed_pay_tables(ruleset: Ruleset) -> bytes | None:
-    """``settle_batch``'s pay tables (:func:`~events.settlement.pay_tables`) as thirty
-    int64; ``None`` when an entry is too large for the compiled judge, or the ruleset's
-    categories are not 0..9 (``settle_batch`` could not apply it either)."""
-    try:
-        values = np.concatenate(pay_tables(ruleset))
-    except IndexError:
-        return None
-    if np.abs(values).max() > _ODDS_LIMIT or ruleset.rounding != "down":
-        return None
-    return values.astype(np.int64).tobytes()
 
 
 class Judged(NamedTuple):

@@ -17,7 +17,6 @@ from typing import Any
 from events.audit_findings import Finding
 from events.audit_sequence import Sequencer
 from events.codec import Rejection
-from events.compiled import compiled
 from events.replay import TableContext
 from events.schemas import (
     DisputeOpened,
@@ -37,7 +36,7 @@ Hand = tuple[TableContext | None, list[Event]]
 
 def hand_runs(events: list[Event]) -> list[tuple[str | None, int, bool]]:
     """Each run of one hand's events: its hand id, the index after it, and whether it
-    holds a ``HandEnded`` or ``HandVoided`` (as the compiled ``split_tables`` gives them)."""
+    holds a ``HandEnded`` or ``HandVoided``."""
     out = []
     end = 0
     for hand_id, run in groupby(events, key=_HAND):
@@ -65,7 +64,6 @@ class Intake:
     # hands that ended since the last flush and were settled at once (the lean auditor's
     # right ones): they count toward ``batch`` as the waiting ones do, so a hand left
     # waiting (abandoned, or judged wrong) is settled no later than it was before
-    settled_since_flush: int = 0
 
     def flush(self) -> None:
         raise NotImplementedError
@@ -91,15 +89,6 @@ class Intake:
         """Feed ``Event``/``Rejection`` items or ``(position, item)`` pairs. Each table's
         events keep their order; tables are independent of each other."""
         items = items if isinstance(items, list) else list(items)
-        if compiled is not None:
-            split = compiled.split_tables(items)
-            if split is not NotImplemented:  # events and rejections (or pairs of them)
-                self._feed_split(*split)
-                # the tables' lists let go first: the events of the hands that ended are
-                # then freed with the batch's list, in the order they were decoded (by
-                # table they would be freed scattered across memory)
-                del split
-                return
         by_table: dict[str, tuple[list[Event], list[Any] | None]] = {}
         if items and type(items[0]) is not tuple:
             for item in items:  # the common case: no positions
@@ -138,28 +127,10 @@ class Intake:
                 self._emit_all(seq.findings)
                 seq.findings.clear()
 
-    def _feed_split(self, rejections: list[Rejection],
-                    tables: dict[str, list[Any]]) -> None:
-        """``feed_many`` of a batch the compiled intake split: its rejections, and per
-        table its events, their ids, their runs of one hand, whether their seqs run on,
-        and their positions (or None)."""
-        for rejection in rejections:
-            self._rejected(rejection)
-        seq = self.sequencer
-        for table_id, (events, ids, runs, contiguous, _last, positions) in tables.items():
-            if contiguous and seq.take_run(table_id, events, ids):
-                self._route(events, positions, runs, ids)
-            else:
-                self._push_each(events, positions)
-
-    def _route(self, events: list[Event], positions: list[Any] | None,
-               runs: list[tuple[str | None, int, bool]] | None = None,
-               ids: list[str] | None = None) -> None:
+    def _route(self, events: list[Event], positions: list[Any] | None) -> None:
         """In-order events of one table to their hands, a run of one hand at a time
-        (``runs``: each run's hand id, the index after it and whether it holds the hand's
-        end, when known: :func:`hand_runs`; ``ids``: the events' ids, when known)."""
-        if runs is None:
-            runs = hand_runs(events)
+        (:func:`hand_runs`)."""
+        runs = hand_runs(events)
         open_ = self.open
         a = 0
         for hand_id, b, ends in runs:
@@ -178,7 +149,7 @@ class Intake:
             chunk = events[a:b]
             if positions is not None:
                 where = self.positions.setdefault(hand_id, {})
-                where.update(zip(ids[a:b] if ids is not None else [e.event_id for e in chunk],
+                where.update(zip([e.event_id for e in chunk],
                                  positions[a:b], strict=True))
             hand[1].extend(chunk)
             if ends:  # (an end taken one by one above would have closed the hand)
@@ -252,7 +223,7 @@ class Intake:
         self._flush_when_due()
 
     def _flush_when_due(self) -> None:
-        if len(self.ready) + self.settled_since_flush >= self.batch:
+        if len(self.ready) >= self.batch:
             self.flush()
 
     def _abandon(self, table_id: str) -> None:

@@ -45,23 +45,13 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
-from events.compiled import compiled as _compiled
 from events.schemas import Event
 
 Process = Callable[[Event, Any], None]
-# the fingerprint filter's slots (a power of two; 128 KiB): it stays at most half full,
-# and holds two generations, each of ``window`` ids (4,096 by default) and the run that
-# ended it (a batch's events of the table)
-PRINT_SLOTS = 1 << 15
 _SEQ = attrgetter("seq")
 _FIRST = itemgetter(0)
 _ID = attrgetter("event_id")
 Original = Callable[[Event], Event | None]
-
-
-def _new_prints() -> bytearray:
-    """An empty fingerprint filter (``events/_walk_ids.c``: a count, then the slots)."""
-    return bytearray(4 * (PRINT_SLOTS + 1)) if _compiled is not None else bytearray()
 
 
 @dataclass
@@ -75,17 +65,9 @@ class _Table:
     count: int = 0  # how many seq numbers ``seen`` and ``runs`` hold
     old: tuple[dict[int, str], list[tuple[int, list[str]]]] = field(
         default_factory=lambda: ({}, []))  # the generation before
-    # Which event ids are remembered (those of ``seen``, ``runs``, ``held`` and ``old``):
-    # asked of every event, so answered first by the compiled filter (``prints``, both
-    # generations, this one's ``gen``), whose "new" is certain; its "maybe" (a
-    # redelivery, rarely two ids sharing a fingerprint) is decided by the ids themselves
-    # (``exact``, gathered on that first need and kept up to date until the generation
-    # ends). Sets of the ids took a fifth of the audit's time: their probes miss the
-    # cache, and the collector walks them.
-    prints: bytearray = field(default_factory=lambda: _new_prints())
-    gen: int = 0
-    # False: no compiled filter, or it filled up: ``exact`` alone
-    filtered: bool = field(default_factory=lambda: _compiled is not None)
+    # the event ids remembered (those of ``seen``, ``runs``, ``held`` and ``old``),
+    # gathered on the generation's first need and kept up to date until it ends: most
+    # runs need no look-up at all until a redelivery or a renumbering is possible
     exact: set[str] | None = None
 
     def remembered_ids(self) -> set[str]:
@@ -99,43 +81,18 @@ class _Table:
             self.exact = ids
         return self.exact
 
-    def may_know(self, event_id: str) -> bool:
-        """False when ``event_id`` is surely not remembered."""
-        if not self.filtered:
-            return True
-        assert _compiled is not None
-        return bool(_compiled.prints_has(self.prints, event_id))
-
     def take_ids(self, ids: list[str]) -> bool:
         """Remember ``ids`` when none of them is remembered and none repeats; else
         ``False``, and what is remembered is unchanged."""
-        if self.filtered:
-            assert _compiled is not None
-            fresh = _compiled.prints_take(self.prints, ids, self.gen)
-            if fresh is True:
-                if self.exact is not None:
-                    self.exact.update(ids)
-                return True
-            if fresh is NotImplemented:
-                self.filtered = False  # (a run larger than the filter holds)
         known = self.remembered_ids()
         if not known.isdisjoint(ids) or len(set(ids)) != len(ids):
             return False
         known.update(ids)
-        for event_id in ids:  # (their fingerprints: some are there already)
-            self._print(event_id)
         return True
 
     def remember_id(self, event_id: str) -> None:
         if self.exact is not None:
             self.exact.add(event_id)
-        self._print(event_id)
-
-    def _print(self, event_id: str) -> None:
-        if self.filtered:
-            assert _compiled is not None
-            if _compiled.prints_add(self.prints, event_id, self.gen) is NotImplemented:
-                self.filtered = False
 
     def remembered(self, seq: int) -> str | None:
         """The event id first received with ``seq``, while it is remembered."""
@@ -160,7 +117,7 @@ class _Table:
     def renumbered(self, ev: Event) -> bool:
         """``ev``'s id already taken, or waiting, under another seq (while remembered)."""
         event_id = ev.event_id
-        if not self.may_know(event_id) or event_id not in self.remembered_ids():
+        if event_id not in self.remembered_ids():
             return False
         waiting = self.held.get(ev.seq)
         return self.remembered(ev.seq) != event_id and (
@@ -171,10 +128,6 @@ class _Table:
         if self.count > window:
             self.old, self.seen, self.runs, self.count = (self.seen, self.runs), {}, [], 0
             self.exact = None  # gathered again when needed
-            if self.filtered:  # the oldest fingerprints go with their generation
-                assert _compiled is not None
-                _compiled.prints_age(self.prints, self.gen)
-                self.gen ^= 1
 
 
 class Sequencer:
@@ -200,12 +153,10 @@ class Sequencer:
         """Expect ``seq`` next from ``table_id`` (resuming after earlier events)."""
         self.tables.setdefault(table_id, _Table()).expect = seq
 
-    def take_run(self, table_id: str, events: Sequence[Event],
-                 ids: list[str] | None = None) -> bool:
+    def take_run(self, table_id: str, events: Sequence[Event]) -> bool:
         """Take a batch of one table's events in one go when they simply continue its
         sequence (``seq`` = next expected, +1, +2...) and nothing waits; ``False`` (and
-        nothing taken) otherwise. ``ids``: their event ids, given by a caller that has
-        also checked that their seqs run on without a break."""
+        nothing taken) otherwise."""
         t = self.tables.get(table_id)
         if t is None:
             t = self.tables[table_id] = _Table()
@@ -213,11 +164,10 @@ class Sequencer:
         first = t.expect
         if t.held or events[0].seq != first:
             return False
-        if ids is None:
-            if (events[-1].seq != first + n - 1
-                    or list(map(_SEQ, events)) != list(range(first, first + n))):
-                return False
-            ids = list(map(_ID, events))
+        if (events[-1].seq != first + n - 1
+                or list(map(_SEQ, events)) != list(range(first, first + n))):
+            return False
+        ids = list(map(_ID, events))
         if not t.take_ids(ids):
             return False  # an id seen before (a copy under another seq), or one twice
         t.runs.append((first, ids))

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from events.cards import CARD_INDEX
-from events.compiled import compiled as _compiled
 from events.replay import (
     _DEFAULT_MULTIPLES,
     HandState,
@@ -106,18 +105,7 @@ def _payouts(w: _Walk) -> dict[tuple[int, str], Paid] | None:
 
 def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     """One pass over a clean hand's events, checking as the fold would; the hand as local
-    values, or ``None`` at the first thing the fold could flag. The compiled pass
-    (``events/_walk_scan.c``) takes the common course of a hand and steps aside (returns
-    ``NotImplemented``) for everything else, which this module's Python pass decides."""
-    if _compiled is not None:
-        values = _compiled.walk(events, table)
-        if values is not NotImplemented:
-            return _tuple_new(_Walk, values)
-    return _walk_python(events, table)
-
-
-def _walk_python(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
-    """The pass in Python (see :func:`_walk`)."""
+    values, or ``None`` at the first thing the fold could flag."""
     if table is None or table.limits is None or not events:
         return None
     first = events[0]
@@ -343,16 +331,7 @@ class Plan(NamedTuple):
 def fast_plan(events: Sequence[Event], table: TableContext | None) -> Plan | None:
     """The hand as a :class:`Plan` when it is plain: no finding in its fold, none in its
     closing checks (ended, dealer revealed before any payout, every seat raised or folded,
-    rules and cards known), no dispute, one payout per wager. Else ``None``. (The compiled
-    pass plans the common hand; what it steps aside for is planned here in Python.)"""
-    if _compiled is not None:
-        values = _compiled.plan(events, table)
-        if values is not NotImplemented:
-            return _tuple_new(Plan, values)
-    return _fast_plan_python(events, table)
-
-
-def _fast_plan_python(events: Sequence[Event], table: TableContext | None) -> Plan | None:
+    rules and cards known), no dispute, one payout per wager. Else ``None``."""
     w = _walk(events, table)
     if w is None or w.ended is None or w.disputes:
         return None

@@ -165,11 +165,8 @@ def test_default_command_is_the_cli() -> None:
     assert scripts["uth"] == "pipeline.cli:main"
 
 
-def test_the_build_stage_compiles_the_auditors_pass() -> None:
-    """events/_walk_*.c are built with the project: the build stage has a C compiler (the
-    optional extension would otherwise be skipped and the auditor run slower)."""
-    compiler = [r for r in runs() if "apt-get install" in r]
-    assert compiler and "gcc" in compiler[0]
-    lines = [i.args for i in f.dockerfile() if i.stage == 0]
-    assert lines.index(next(a for a in lines if "gcc" in a)) < lines.index(
-        next(a for a in lines if "--no-editable" in a))
+def test_no_stage_installs_a_compiler() -> None:
+    """The project is pure Python (and wheels): no stage needs a C compiler."""
+    installs = " ".join(r for r in runs() if "apt-get install" in r)
+    assert not any(tool in installs.split() for tool in ("gcc", "g++", "build-essential",
+                                                          "libc6-dev", "clang"))
