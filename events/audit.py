@@ -15,9 +15,10 @@ arrives, a batch of finished hands at a time:
   :func:`~events.replay_fast.fast_plan`, finds nothing the fold would flag) is judged in
   bulk with the others of its batch (:func:`~events.audit_batch.judge`: one ``evaluate7``
   call, ``settle_batch`` per ruleset, payouts compared in NumPy);
-- every other hand, and every hand when the warehouse rows are wanted (``records=True``),
-  is folded event by event (:mod:`events.replay`: each event checked before it is applied)
-  and settled by :func:`~events.audit_settle.settle_hands`, which words each finding.
+- every other hand, and every hand when the warehouse rows are wanted as records
+  (``records=True``), takes the reference: it is folded event by event
+  (:mod:`events.replay`: each event checked before it is applied) and settled seat by
+  seat by :func:`~events.audit_settle.settle_hand`, which words each finding.
 
 Both give the same findings (tests run both). A hand that never ends (the stream ends, the
 table starts another hand or closes) is an ``incomplete_hand``. Disputes may arrive long
@@ -39,7 +40,7 @@ from typing import Any
 
 import msgspec
 
-from events.audit_batch import audit_hands, judge
+from events.audit_batch import judge
 from events.audit_clean import CleanHand, late_event, opening
 from events.audit_columns import RowColumns
 from events.audit_findings import (
@@ -58,11 +59,11 @@ from events.audit_records import (
     wager_records,
 )
 from events.audit_sequence import Sequencer
-from events.audit_settle import HandSettlement, settle_hand, settle_hands
+from events.audit_settle import HandSettlement, settle_hand
 from events.codec import Rejection
 from events.evidence import evidence
 from events.replay import HandState, TableContext, apply, fold
-from events.replay_fast import fast_fold, fast_plan
+from events.replay_fast import fast_plan
 from events.schemas import (
     DisputeOpened,
     DisputeResolved,
@@ -143,7 +144,7 @@ class Auditor(Intake):
         self.findings: list[Finding] = []
         self.rejected: list[Rejection] = []
         self.disputes: dict[tuple[str, int, str], DisputeRecord] = {}
-        self.settled: list[HandState] = []
+        self.settled: list[HandSettlement] = []
         self._settled_index: dict[str, int] = {}
         self.hands_seen = 0
         self.finding_count = 0
@@ -196,8 +197,8 @@ class Auditor(Intake):
         """Settle the hands that ended (or were abandoned) since the last flush.
 
         Plain hands (:func:`~events.replay_fast.fast_plan`) are judged in bulk; a hand that
-        is not plain, or whose payouts are not all right, is folded event by event and
-        settled by ``settle_hands``, which words its findings."""
+        is not plain, or whose payouts are not all right, takes the reference
+        (:meth:`_settle_fully`), which words its findings."""
         if not self.ready:
             return
         hands = list(self.ready.items())
@@ -231,33 +232,26 @@ class Auditor(Intake):
             self._settle_fully(full)
 
     def _settle_fully(self, hands: list[tuple[str, TableContext | None, list[Event]]]) -> None:
-        states = []
-        for hand_id, table, events in hands:
-            table_id = events[0].table_id
-            state = fast_fold(events, hand_id, table_id, table)
-            if state is None:
-                state = fold(events, HandState.begin(hand_id, table_id, table))
-            states.append(state)
+        """The reference for each hand: folded event by event, settled seat by seat; the
+        settlement words every finding."""
         positions = self.positions
         encode = _encoder.encode
-        # in the lean mode these hands are known not to be plain: straight to settle_hands
-        judged = (audit_hands(states) if self.records else
-                  [(s.status, s.findings) for s in settle_hands(states)])
-        for (hand_id, table, events), state, (_status, findings) in zip(
-                hands, states, judged, strict=True):
+        for hand_id, table, events in hands:
+            state = fold(events, HandState.begin(hand_id, events[0].table_id, table))
+            settlement = settle_hand(state)
             where = positions.pop(hand_id, None) if positions else None
-            for f in findings:
+            for f in settlement.findings:
                 self._emit(self._positioned(f, where))
             if state.disputes:
-                settlement = settle_hand(state)
                 for f in adjustment_findings(settlement):
                     self._emit(self._positioned(f, where))
                 for record in disputes_of(settlement):
                     self._emit_dispute(record, record.event_id)
-            self._remember(hand_id, table, encode(events), state)
+            self._remember(hand_id, table, encode(events), settlement)
 
     def _remember(self, hand_id: str, table: TableContext | None,
-                  blob: bytes | CleanHand | list[Event], state: HandState | None) -> None:
+                  blob: bytes | CleanHand | list[Event],
+                  settlement: HandSettlement | None) -> None:
         completed = self.completed
         index = self._context_index.get(id(table))
         if index is None or self.contexts[index] is not table:
@@ -268,13 +262,13 @@ class Auditor(Intake):
             del completed[next(iter(completed))]
         if self.positions:
             self.positions.pop(hand_id, None)
-        if state is not None and self.records and not self.quiet:
+        if settlement is not None and self.records and not self.quiet:
             index = self._settled_index.get(hand_id)
             if index is None:
                 self._settled_index[hand_id] = len(self.settled)
-                self.settled.append(state)
+                self.settled.append(settlement)
             else:
-                self.settled[index] = state
+                self.settled[index] = settlement
 
     def _late(self, hand_id: str, done: tuple[int, bytes | CleanHand | list[Event]],
               ev: Event) -> None:
@@ -301,13 +295,14 @@ class Auditor(Intake):
         if self.columns is not None:
             self.columns.drop(hand_id)  # its rows are now the full path's (below)
         events.append(ev)
-        self._remember(hand_id, table, _encoder.encode(events), new)
+        settlement = settle_hand(new)
+        self._remember(hand_id, table, _encoder.encode(events), settlement)
         where = self.positions.pop(hand_id, None)
         if old.ended is None and new.ended is not None:
             # a hand settled as incomplete has ended since (its last events came after the
             # table's next hand began): it is settled again, and what that finds is new
-            shown = {f.finding_id for f in settle_hands([old])[0].findings}
-            fresh = [f for f in settle_hands([new])[0].findings if f.finding_id not in shown]
+            shown = {f.finding_id for f in settle_hand(old).findings}
+            fresh = [f for f in settlement.findings if f.finding_id not in shown]
         else:
             fresh = list(new.findings[len(old.findings):])
         for f in fresh:
@@ -315,7 +310,6 @@ class Auditor(Intake):
         note = new.disputes[-1] if len(new.disputes) > len(old.disputes) else None
         if note is None:
             return
-        settlement = settle_hand(new)
         if note.adjustment is None:
             self._emit_dispute(dispute_record(settlement, note), note.event_id)
             return
@@ -372,10 +366,8 @@ class Auditor(Intake):
         self.flush()
         hands: list[HandRecord] = []
         wagers: list[WagerRecord] = []
-        settlements: list[HandSettlement] = []
+        settlements: list[HandSettlement] = list(self.settled) if self.records else []
         if self.records:
-            for k in range(0, len(self.settled), self.batch):
-                settlements += settle_hands(self.settled[k:k + self.batch])
             for s in settlements:
                 hands.append(hand_record(s, self.day_start))
                 wagers.extend(wager_records(s, self.day_start))

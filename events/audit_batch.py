@@ -1,13 +1,12 @@
-"""The auditor's lean path: many finished hands judged at once, findings only.
+"""The auditor's fast path: many finished hands judged at once, certified or not.
 
 Most hands are clean. For them the auditor needs no per-wager objects, only the proof that
 every payout is right: the seven-card hands of all players and dealers go through one
 ``evaluate7`` call, the wagers of each ruleset through one ``settle_batch`` call, and each
-recorded payout is compared with the computed one. A hand that is not plain (a finding in
-its fold or its closing checks, a wager or payout missing, a mispay, cards that cannot be
-settled) goes to :func:`events.audit_settle.settle_hands`, which words every finding. So
-the findings are those of ``settle_hands`` for every hand; the lean path only skips the
-work for hands that have none (the tests check both agree).
+recorded payout is compared with the computed one. :func:`judge` answers only "every
+payout of this hand is right" (and its rows) or "not certified"; a hand it does not
+certify takes the reference (the fold and :func:`events.audit_settle.settle_hand`), which
+finds and words what is wrong. The tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -17,122 +16,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from events.audit_findings import Finding
-from events.audit_settle import _closing, settle_hands
-from events.cards import CARD_INDEX
 from events.evaluation import category, evaluate7
-from events.replay import HandState
 from events.replay_fast import Plan
-from events.rulesets import Ruleset
-from events.settlement import OUTCOME_NAMES, SPOTS, settle_batch
-
-_Player = tuple[int, int, int, int, int, bool, int, int, Ruleset]
-
-
-def audit_hands(states: Sequence[HandState]) -> list[tuple[str, tuple[Finding, ...]]]:
-    """``(status, findings)`` of each hand, in order: status settled, voided or incomplete;
-    findings as :func:`~events.audit_settle.settle_hands` gives them."""
-    out: list[tuple[str, tuple[Finding, ...]] | None] = [None] * len(states)
-    full: list[int] = []
-    idx = CARD_INDEX
-    rows: list[list[int]] = []
-    # per player: (hand index, seat, ante, play, trips, folded, dealer row, row, ruleset)
-    players: list[_Player] = []
-    for i, state in enumerate(states):
-        if state.findings:
-            full.append(i)
-            continue
-        status, found, ok = _closing(state)
-        if found or not ok:
-            full.append(i)
-            continue
-        if status == "voided":
-            if all(p.outcome == "push" and not p.amount and not p.extra
-                   for p in state.payouts.values()):
-                out[i] = ("voided", ())
-            else:
-                full.append(i)
-            continue
-        ruleset = state.ruleset
-        assert ruleset is not None
-        comm = [idx[c] for c in (state.community or state.revealed)]
-        dealer = [idx[c] for c in (state.dealer or state.dealer_revealed)] + comm
-        if len(set(dealer)) != 7:
-            full.append(i)
-            continue
-        d_row = len(rows)
-        rows.append(dealer)
-        start = len(players)
-        wagers = 0
-        plain = True
-        for seat, s in state.seats.items():
-            hole = state.hole.get(seat)
-            if hole is None or not s.ante or s.ante != s.blind:
-                plain = False
-                break
-            row = [idx[hole[0]], idx[hole[1]], *comm]
-            if len(set(row)) != 7:
-                plain = False
-                break
-            folded = s.folded or not s.play
-            players.append((i, seat, s.ante, 0 if folded else s.play, s.trips, folded, d_row,
-                            len(rows), ruleset))
-            rows.append(row)
-            wagers += 2 + (s.play > 0) + (s.trips > 0)
-        if not plain or wagers != len(state.payouts):
-            del players[start:]
-            del rows[d_row:]
-            full.append(i)
-            continue
-        out[i] = ("settled", ())
-    if players:
-        _judge(states, rows, players, out, full)
-    if full:
-        full.sort()
-        for i, settlement in zip(full, settle_hands([states[i] for i in full]), strict=True):
-            out[i] = (settlement.status, settlement.findings)
-    return [o if o is not None else ("settled", ()) for o in out]
-
-
-def _judge(states: Sequence[HandState], rows: list[list[int]], players: list[_Player],
-           out: list[tuple[str, tuple[Finding, ...]] | None], full: list[int]) -> None:
-    """Evaluate every row at once, settle per ruleset, compare each recorded payout; a
-    hand with any difference goes to the full path."""
-    strength = evaluate7(np.array(rows, dtype=np.int16))
-    cat = category(strength)
-    groups: dict[int, list[int]] = {}
-    for k, p in enumerate(players):
-        groups.setdefault(id(p[8]), []).append(k)
-    bad: set[int] = set()
-    names = OUTCOME_NAMES
-    for ks in groups.values():
-        ruleset = players[ks[0]][8]
-        sel = [players[k] for k in ks]
-        p_rows = np.array([p[7] for p in sel])
-        d_rows = np.array([p[6] for p in sel])
-        res = settle_batch(ruleset, [p[2] for p in sel], [p[3] for p in sel],
-                           [p[4] for p in sel], [p[5] for p in sel], strength[p_rows],
-                           cat[p_rows], strength[d_rows], cat[d_rows])
-        cols = [(spot, res[spot][0].tolist(), res[spot][1].tolist()) for spot in SPOTS]
-        for j, p in enumerate(sel):
-            hand = p[0]
-            if hand in bad:
-                continue
-            payouts = states[hand].payouts
-            seat = p[1]
-            for spot, codes, amounts in cols:
-                code = codes[j]
-                if code == 2:  # no wager on this spot
-                    continue
-                paid = payouts.get((seat, spot))
-                if (paid is None or paid.amount != amounts[j] or paid.outcome != names[code]
-                        or paid.extra):
-                    bad.add(hand)
-                    break
-    for hand in bad:
-        out[hand] = None
-        full.append(hand)
-
+from events.settlement import SPOTS, settle_batch
 
 
 class Judged(NamedTuple):

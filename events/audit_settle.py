@@ -1,19 +1,16 @@
 """Settle finished hands with the engine and compare with what the table recorded.
 
-Two paths give the same answer: :func:`settle_hand` evaluates one hand with
-``evaluate_hand`` (names and best five cards, for a supervisor), :func:`settle_hands`
-evaluates many hands' seven-card hands in one ``evaluate7`` call and settles them with
-``settle_batch`` (for the auditor's throughput). Both then run the same comparison, so a
-finding's sentence, and its ``finding_id``, do not depend on the path.
+:func:`settle_hand` is the reference: one hand, each seat settled by the engine's
+``settle`` from ``evaluate_hand`` (names and best five cards, for a supervisor), then each
+recorded payout compared with the correct one. It words every finding. The auditor's fast
+path (:mod:`events.audit_batch`) only certifies the hands it finds right and leaves every
+other one to this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-import numpy as np
 
 from events.audit_findings import (
     ILLEGAL_ACTION,
@@ -23,19 +20,15 @@ from events.audit_findings import (
     UNKNOWN_RULESET,
     Finding,
 )
-from events.cards import CARD_INDEX
-from events.evaluation import category, evaluate7, evaluate_hand
+from events.evaluation import evaluate_hand
 from events.replay import HandState, Paid
 from events.rules import RuleViolation, SeatState, money, verify_settleable
 from events.rulesets import Ruleset
 from events.settlement import (
     BLIND_MIN_CATEGORY,
-    NO_WAGER,
-    OUTCOME_NAMES,
     QUALIFYING_CATEGORY,
     Wagers,
     settle,
-    settle_batch,
 )
 
 SPOT_ORDER = ("ante", "blind", "play", "trips")
@@ -323,98 +316,4 @@ def _unsettled_seat(state: HandState, seat: int) -> Finding:
     return state.finding(INCOMPLETE_HAND, f"Seat {seat}'s wagers cannot be settled: {why}.",
                          seat=seat)
 
-
-def settle_hands(states: Sequence[HandState]) -> list[HandSettlement]:
-    """Settle many hands: every seven-card hand in one ``evaluate7`` call, the wagers of
-    each ruleset in one ``settle_batch`` call. Same results as :func:`settle_hand`
-    without the names."""
-    plans: list[tuple[HandState, str, list[Finding], int, list[tuple[int, SeatState, bool, int]]]]
-    plans = []
-    rows: list[list[int]] = []
-    idx = CARD_INDEX
-    for state in states:
-        status, found, ok = _closing(state)
-        seat_rows: list[tuple[int, SeatState, bool, int]] = []
-        d_row = -1
-        if status == "settled" and ok:
-            d7 = _dealer_seven(state)
-            if d7 is not None:
-                d_row = len(rows)
-                rows.append([idx[c] for c in d7])
-        for n, s, folded in _settled_seats(state) if status != "incomplete" else ():
-            row = -1
-            if d_row >= 0:
-                p7 = _seven(state, n)
-                if p7 is not None:
-                    row = len(rows)
-                    rows.append([idx[c] for c in p7])
-            seat_rows.append((n, s, folded, row))
-        plans.append((state, status, found, d_row, seat_rows))
-
-    strengths: list[int] = []
-    cats: list[int] = []
-    if rows:
-        arr = evaluate7(np.array(rows, dtype=np.int16))
-        strengths = arr.tolist()
-        cats = category(arr).tolist()
-
-    expected = _batch_expected(plans, strengths, cats)
-    out: list[HandSettlement] = []
-    for state, status, found, d_row, seat_rows in plans:
-        if status == "incomplete":
-            out.append(HandSettlement(state, status, (), state.findings + tuple(found)))
-            continue
-        d_s = strengths[d_row] if d_row >= 0 else None
-        d_c = cats[d_row] if d_row >= 0 else None
-        seats: list[SeatResult] = []
-        for n, s, folded, row in seat_rows:
-            p_s = strengths[row] if row >= 0 else None
-            p_c = cats[row] if row >= 0 else None
-            exp = expected.get(row) if row >= 0 else None
-            if row < 0 and d_row >= 0:
-                found.append(_unsettled_seat(state, n))
-            cmp = _cmp(p_s, d_s) if p_s is not None and d_s is not None else 0
-            checks = _compare(state, n, s, folded, exp, p_c, d_c, cmp, found)
-            seats.append(SeatResult(n, s, folded, p_s, p_c, checks))
-        out.append(HandSettlement(state, status, tuple(seats), state.findings + tuple(found),
-                                  d_s, d_c))
-    return out
-
-
-def _batch_expected(
-    plans: list[tuple[HandState, str, list[Finding], int, list[tuple[int, SeatState, bool, int]]]],
-    strengths: list[int], cats: list[int],
-) -> dict[int, dict[str, tuple[str, int]]]:
-    """Correct results per player row: ``settle_batch`` per ruleset, the scalar ``settle``
-    for the rare rows it does not cover (ante and blind unequal)."""
-    groups: dict[int, tuple[Ruleset, list[tuple[int, SeatState, bool, int]]]] = {}
-    expected: dict[int, dict[str, tuple[str, int]]] = {}
-    for state, _status, _found, d_row, seat_rows in plans:
-        ruleset = state.ruleset
-        if d_row < 0 or ruleset is None:
-            continue
-        for _n, s, folded, row in seat_rows:
-            if row < 0:
-                continue
-            if s.ante != s.blind or not s.ante:
-                expected[row] = _expected_scalar(ruleset, s, folded, strengths[row], cats[row],
-                                                 strengths[d_row], cats[d_row])
-                continue
-            groups.setdefault(id(ruleset), (ruleset, []))[1].append((row, s, folded, d_row))
-    for ruleset, items in groups.values():
-        ante = [s.ante for _, s, _, _ in items]
-        play = [0 if f else s.play for _, s, f, _ in items]
-        trips = [s.trips for _, s, _, _ in items]
-        folds = [f for _, _, f, _ in items]
-        p_rows = [r for r, _, _, _ in items]
-        d_rows = [d for _, _, _, d in items]
-        res = settle_batch(ruleset, ante, play, trips, folds, [strengths[r] for r in p_rows],
-                           [cats[r] for r in p_rows], [strengths[d] for d in d_rows],
-                           [cats[d] for d in d_rows])
-        cols = [(spot, res[spot][0].tolist(), res[spot][1].tolist()) for spot in SPOT_ORDER]
-        names = OUTCOME_NAMES
-        for i, row in enumerate(p_rows):
-            expected[row] = {spot: (names[codes[i]], amounts[i]) for spot, codes, amounts in cols
-                             if codes[i] != NO_WAGER}
-    return expected
 

@@ -1,12 +1,11 @@
-"""The fold of a whole clean hand in one pass, for the auditor's throughput.
+"""A whole clean hand in one pass, planned for the auditor's fast path.
 
-:func:`fast_fold` is :func:`events.replay.fold` fused over one hand: it walks the hand's
-events once with local variables and builds the final :class:`HandState` at the end. It
-accepts only the common, legal course of a hand; at the first event any check of the fold
-could flag (or anything unusual) it gives up and returns ``None``, and the caller folds
-event by event, which finds and words the findings. So for every hand it returns a state
-for, that state equals ``fold(events, HandState.begin(...))`` and has no findings; the
-tests check both on random legal hands and on hands with one thing wrong.
+:func:`fast_plan` walks the hand's events once with local variables and packs what the
+judge needs (cards, wagers, decisions, recorded payouts). It accepts only the common, legal
+course of a hand; at the first event any check of the fold could flag (or anything
+unusual) it gives up and returns ``None``, and the hand takes the reference (the fold of
+:mod:`events.replay`, event by event), which finds and words the findings. The tests hold
+it to the fold on random legal hands and on hands with one thing wrong.
 """
 
 from __future__ import annotations
@@ -18,11 +17,10 @@ from typing import Any, NamedTuple
 from events.cards import CARD_INDEX
 from events.replay import (
     _DEFAULT_MULTIPLES,
-    HandState,
     Paid,
     TableContext,
 )
-from events.rules import STREETS, SeatState
+from events.rules import STREETS
 from events.rulesets import Ruleset
 from events.schemas import (
     BetPlaced,
@@ -61,22 +59,6 @@ class _Walk(NamedTuple):
     ended: str | None
     ended_at: str | None
     void_reason: str | None
-
-
-def fast_fold(events: Sequence[Event], hand_id: str, table_id: str,
-              table: TableContext | None) -> HandState | None:
-    """The final state of a clean hand (no finding anywhere), or ``None`` to say "fold it
-    event by event"."""
-    w = _walk(events, table)
-    if w is None:
-        return None
-    payouts = _payouts(w)
-    if payouts is None:
-        return None
-    assert table is not None
-    return _state(hand_id, table_id, table, w.first, w.bets, w.dec, w.hole, w.cards,
-                  w.community, w.dealer, w.revealed, w.dealer_revealed, w.order, payouts,
-                  w.disputes, w.ended, w.ended_at, w.void_reason)
 
 
 def _payouts(w: _Walk) -> dict[tuple[int, str], Paid] | None:
@@ -251,45 +233,6 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
 
 
 _SPOT = {"ante": 0, "blind": 1, "trips": 2}
-
-
-def _state(hand_id: str, table_id: str, table: TableContext, first: HandStarted,
-           bets: dict[int, list[int]], dec: dict[int, list[Any]],
-           hole: dict[int, tuple[str, ...]], cards: dict[str, str],
-           community: tuple[str, ...], dealer: tuple[str, ...], revealed: tuple[str, ...],
-           dealer_revealed: tuple[str, ...], order: str | None,
-           payouts: dict[tuple[int, str], Paid], disputes: list[Any], ended: str | None,
-           ended_at: str | None, void_reason: str | None) -> HandState:
-    from events.replay import DisputeNote
-
-    seats: dict[int, SeatState] = {}
-    for seat, (ante, blind, trips) in bets.items():
-        s = _new(SeatState)
-        d = dec.get(seat)
-        if d is None:
-            s.__dict__.update(seat=seat, ante=ante, blind=blind, trips=trips, play=0,
-                              play_multiple=None, raised_on=None, folded=False, decided=())
-        else:
-            s.__dict__.update(seat=seat, ante=ante, blind=blind, trips=trips, play=d[0],
-                              play_multiple=d[1], raised_on=d[2], folded=d[3],
-                              decided=STREETS[:d[4]])
-        seats[seat] = s
-    notes = tuple(
-        DisputeNote(e.payload.seat, e.payload.claim, None, e.event_id, e.occurred_at)
-        if type(e) is DisputeOpened else
-        DisputeNote(e.payload.seat, e.payload.resolution, e.payload.adjustment, e.event_id,
-                    e.occurred_at)
-        for e in disputes)
-    p = first.payload
-    state = _new(HandState)
-    state.__dict__.update(
-        hand_id=hand_id, table_id=table_id, table=table, started=True, dealer_id=p.dealer_id,
-        shoe_id=p.shoe_id, seats_in_play=tuple(p.seats), seats=seats, hole=hole,
-        community=community, dealer=dealer, cards=cards, dealing_order=order,
-        revealed=revealed, dealer_revealed=dealer_revealed, payouts=payouts, ended=ended,
-        void_reason=void_reason, disputes=notes, findings=(), started_at=first.occurred_at,
-        ended_at=ended_at)
-    return state
 
 
 # ------------------------------------------------------------------------ the lean audit

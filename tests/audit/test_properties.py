@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from events.audit import Auditor, audit
 from events.codec import decode_many
 from events.replay import HandState, TableContext, _bet_ok, _decision_ok, fold
-from events.replay_fast import fast_fold
+from events.audit_batch import judge
+from events.replay_fast import fast_plan
 from events.rules import RuleViolation, SeatState, verify_bet, verify_decision
 from events.rulesets import TableLimits, load_ruleset
 from events.schemas import PlayerDecision, TableOpened, decode_event
@@ -106,9 +107,10 @@ def test_lean_path_finds_what_the_full_path_finds(seed: int, pick: int, how: str
 @SETTINGS
 @given(st.integers(0, 2**32), st.integers(0, 10**6), st.sampled_from(
     ["drop", "repeat", "swap", "reorder_payouts"]))
-def test_fast_fold_is_the_fold_or_steps_aside(seed: int, pick: int, how: str) -> None:
-    """On any hand, legal or damaged: ``fast_fold`` gives the fold's final state (which
-    then has no finding) or ``None``."""
+def test_fast_plan_is_the_folds_clean_hand_or_steps_aside(seed: int, pick: int,
+                                                          how: str) -> None:
+    """On any hand, legal or damaged: the fast path (``fast_plan``, then ``judge``)
+    certifies it only when the fold finds nothing in it and it ended, else steps aside."""
     dicts = floor(seed, hands=2, tables=1)
     opened = decode_event(encode_lines(dicts[:1])[0])
     assert isinstance(opened, TableOpened)
@@ -123,14 +125,17 @@ def test_fast_fold_is_the_fold_or_steps_aside(seed: int, pick: int, how: str) ->
         hand[k], hand[k + 1] = hand[k + 1], hand[k]
     events = events_of(hand)
     slow = fold(events, HandState.begin(events[0].hand_id, "T0", table))
-    fast = fast_fold(events, events[0].hand_id, "T0", table)
-    if fast is not None:
-        assert fast == slow
-        assert slow.findings == ()
+    fast = fast_plan(events, table)
+    if fast is not None and judge([fast]).ok[0]:
+        assert slow.findings == () and slow.ended is not None
+        assert fast.voided == (slow.ended == "voided")
+        if not fast.voided:
+            assert fast.n_seats == len([s for s in slow.seats.values() if s.ante])
     untouched = events_of([e for e in dicts[1:] if e["hand_id"] == dicts[1]["hand_id"]])
-    clean = fast_fold(untouched, untouched[0].hand_id, "T0", table)
-    assert clean is not None
-    assert clean == fold(untouched, HandState.begin(untouched[0].hand_id, "T0", table))
+    clean = fast_plan(untouched, table)
+    state = fold(untouched, HandState.begin(untouched[0].hand_id, "T0", table))
+    assert clean is not None and judge([clean]).ok[0] and state.findings == ()
+    assert clean.first == untouched[0] and clean.ended_at == state.ended_at
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
