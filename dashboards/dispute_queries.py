@@ -3,7 +3,7 @@
 The warehouse keeps disputes as events (``DisputeOpened``, ``DisputeResolved``) and the
 auditor's settlement of their hands as ``wagers`` rows, so a dispute's verdict is read, not
 recomputed: a ``DisputeResolved`` closes the oldest open dispute of its hand and seat (as
-``events.audit_records.disputes_of`` pairs them), and
+``events.audit.records.disputes_of`` pairs them), and
 
 - ``owed`` = the seat's correct net (sum of ``correct_result``; unknown when any is) minus
   its recorded net before adjustments (the sum of ``recorded_result``, which the auditor

@@ -66,8 +66,8 @@ def _contract_time(text: Any) -> Any:
 
 def auditor_evidence(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``events.audit.evidence`` over the decoded events (raises if it cannot)."""
-    from events.audit import evidence  # the auditor's document
-    from events.schemas import decode_event
+    from events.audit.auditor import evidence  # the auditor's document
+    from events.contract.schemas import decode_event
 
     decoded = []
     for ev in events:
@@ -118,7 +118,7 @@ def positions(events: pd.DataFrame) -> dict[str, str]:
 
 def sheet(doc: dict[str, Any], events: pd.DataFrame, zone: str | None = None) -> str | None:
     """The printable HTML evidence sheet of the auditor's document (None without it)."""
-    from events.evidence_html import render_html
+    from events.audit.evidence_html import render_html
 
     auditor = doc.get("auditor")
     return render_html(auditor, positions(events), zone) if auditor else None

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboards.format import money
-from events.cards import DECK, glyph
+from events.game.cards import DECK, glyph
 
 SUIT_GLYPHS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SPOTS = ("ante", "blind", "trips", "play")

@@ -27,10 +27,10 @@ from pipeline.ingest.checks import (
     no_sequence_conflicts,
     no_sequence_gaps,
 )
-from pipeline.ingest.resources import default_source, default_warehouse
-from pipeline.ingest.sensors import LOAD_JOB, ROLLUP_JOB, make_schedule, make_sensor
 from pipeline.ledger.assets import seals
 from pipeline.players.assets import players
+from pipeline.resources import default_source, default_warehouse
+from pipeline.sensors import LOAD_JOB, ROLLUP_JOB, make_schedule, make_sensor
 
 ASSETS = [ingest_events, seals, events_archive, audit_hands, table_hold_daily, trips_rollup,
           dealer_performance, players]

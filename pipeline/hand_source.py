@@ -41,7 +41,7 @@ def hand_ids(source: str) -> list[str]:
 def disputed_hand_ids(source: str) -> list[str]:
     """Ids of the hands that a ``DisputeOpened`` or ``DisputeResolved`` names, in the
     order first seen."""
-    from events.codec import decode_line
+    from events.contract.codec import decode_line
     from pipeline.commands.audit import read_batches
 
     out: dict[str, None] = {}
@@ -57,8 +57,8 @@ def disputed_hand_ids(source: str) -> list[str]:
 
 def collect(source: str, hand_ids: Iterable[str]) -> dict[str, FoundHand]:
     """The wanted hands found in ``source`` (a hand with no event there is absent)."""
-    from events.codec import decode_line
-    from events.schemas import TableOpened
+    from events.contract.codec import decode_line
+    from events.contract.schemas import TableOpened
     from pipeline.commands.audit import read_batches
 
     wanted = set(hand_ids)
@@ -101,7 +101,7 @@ def _text(quoted: bytes) -> str | None:
 
 def evidence_of(hand: FoundHand) -> dict[str, Any]:
     """The hand's evidence document (``uth replay --json``'s)."""
-    from events.evidence import evidence
+    from events.audit.evidence import evidence
 
     context = [hand.opened] if hand.opened is not None else []
     return evidence([*context, *hand.events])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -32,7 +33,7 @@ from typing import Any
 
 import duckdb
 
-from events.audit_findings import SEQUENCE_CONFLICT
+from events.audit.findings import SEQUENCE_CONFLICT
 
 # The events a table's sequence conflict left out: a later event with a ``seq`` the table
 # had already used (the finding's event). They stay in ``events``, as received, but no hand,
@@ -285,3 +286,15 @@ def check_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
         raise ValueError(
             f"this warehouse was built with {key} = {row[0]}, not {value}: keep {row[0]}, or "
             "rebuild it (delete the file and load again from the log or the Parquet archive)")
+
+
+# a log cursor (partition -> next offset) as ``load_positions.position`` stores it
+def cursor_text(cursor: dict[int, int]) -> str:
+    """A log cursor as stored in ``load_positions.position``: ``{"0": 42}``."""
+    return json.dumps({str(p): o for p, o in sorted(cursor.items())})
+
+
+def parse_cursor(text: str | None) -> dict[int, int]:
+    if not text:
+        return {}
+    return {int(p): int(o) for p, o in json.loads(text).items()}

@@ -11,7 +11,7 @@ import streamlit as st
 from dashboards import evidence, queries, ui
 from dashboards.format import day, moment, money
 from dashboards.replay_view import describe, fold, table_html
-from events.evaluation import CATEGORY_NAMES
+from events.game.evaluation import CATEGORY_NAMES
 from events.localtime import to_utc
 
 st.title("Hand audit")

@@ -16,7 +16,7 @@ milliseconds stay as they are), and ``Z`` for ``+00:00``; the payload is the msg
 encoding of the decoded payload Struct (fields in declaration order, absent optional
 fields left out), which is byte for byte the warehouse's ``payload`` column.
 
->>> from events.schemas import decode_event
+>>> from events.contract.schemas import decode_event
 >>> ev = decode_event(b'{"event_id":"e1","type":"TableClosed","schema_version":1,'
 ...     b'"table_id":"T1","hand_id":null,"seq":7,"occurred_at":"2026-11-29T21:03:11.1Z",'
 ...     b'"payload":{}}')
@@ -32,7 +32,7 @@ from operator import attrgetter
 
 import msgspec
 
-from events.schemas import Event
+from events.contract.schemas import Event
 
 _encoder = msgspec.json.Encoder()
 _OCCURRED_AT = attrgetter("occurred_at")

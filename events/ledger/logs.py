@@ -29,7 +29,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from events.codec import Rejection, decode_records
+from events.contract.codec import Rejection, decode_records
+from events.contract.privacy import needs_scrub, scrub
+from events.contract.schemas import Event
 from events.ledger.canonical import LEAF_PREFIX, canonical_events
 from events.ledger.keys import signature_valid
 from events.ledger.seal import LeafRow, SealRecord, make_seal
@@ -38,8 +40,6 @@ from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_
 from events.logs.jsonl import JsonlLog
 from events.logs.kafka import KafkaLog
 from events.logs.sqlite import SqliteLog
-from events.privacy import needs_scrub, scrub
-from events.schemas import Event
 
 _SEAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS seals (
@@ -153,7 +153,7 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
 
 _VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
 _EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
-_REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
+_REF_MARK = b'"player_ref'  # both markers of events.contract.privacy.needs_scrub
 
 
 def seals_path(path: Path) -> Path:

@@ -28,11 +28,11 @@ from typing import Any
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from events.contract.schemas import Event, decode_event
 from events.ledger.canonical import canonical_event, leaf_hash
 from events.ledger.keys import key_id, signature_valid
 from events.ledger.merkle import inclusion_proof, verify_inclusion
 from events.ledger.seal import SealRecord
-from events.schemas import Event, decode_event
 
 FORMAT = "uth-inclusion-proof/1"
 
@@ -151,7 +151,7 @@ def verify_evidence(doc: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck
 
 def _same_verdict(doc: dict[str, Any], events: list[Event], out: ProofCheck) -> None:
     """The document's verdict and findings are those its events give, replayed again."""
-    from events.evidence import evidence
+    from events.audit.evidence import evidence
 
     if not events:
         return

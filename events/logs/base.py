@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from events.codec import Position, Rejection
+    from events.contract.codec import Position, Rejection
 
 Cursor = dict[int, int]
 

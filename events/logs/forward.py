@@ -1,7 +1,7 @@
 """Move events from one log to another, validated, once: the engine of ``uth ingest``.
 
 For each batch read from the source: decode and validate every record
-(``events.codec``), classify the valid ones per table (``SequenceTracker``: new, late,
+(``events.contract.codec``), classify the valid ones per table (``SequenceTracker``: new, late,
 duplicate, conflict, gaps), append the new ones to the sink in source order, send each
 rejected record with its reason to the sink's dead-letter store, then (with a consumer
 name) commit the source position. The commit carries the sink's end as metadata, so after
@@ -28,7 +28,8 @@ from typing import Any
 
 import msgspec
 
-from events.codec import Rejection, decode_records
+from events.contract.codec import Rejection, decode_records
+from events.contract.privacy import needs_scrub, scrub
 from events.logs.base import (
     Cursor,
     EventLog,
@@ -41,7 +42,6 @@ from events.logs.base import (
     sleep_unless,
 )
 from events.logs.sequence import SequenceTracker
-from events.privacy import needs_scrub, scrub
 
 
 class _Ids(msgspec.Struct, frozen=True):

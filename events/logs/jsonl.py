@@ -34,7 +34,7 @@ from typing import IO, TYPE_CHECKING
 
 import msgspec
 
-from events.codec import MAX_EVENT_BYTES
+from events.contract.codec import MAX_EVENT_BYTES
 from events.logs.base import (
     AppendResult,
     Checkpoint,
@@ -52,7 +52,7 @@ from events.logs.base import (
 )
 
 if TYPE_CHECKING:
-    from events.codec import Rejection
+    from events.contract.codec import Rejection
 
 
 def path_from_url(url: str) -> Path | None:

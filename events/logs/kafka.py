@@ -53,7 +53,7 @@ from events.logs.kafka_config import (
 )
 
 if TYPE_CHECKING:
-    from events.codec import Rejection
+    from events.contract.codec import Rejection
 
 DEFAULT_TOPIC = "uth.table-events"
 DEAD_LETTER_TOPIC = "uth.dead-letter"

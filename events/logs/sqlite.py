@@ -5,7 +5,7 @@ SQLAlchemy. WAL journal with ``synchronous=FULL``: a batch is on disk when
 :meth:`SqliteLog.append` returns, and readers in other processes see it without blocking
 the writer. A record's offset is its row id (from 1, never reused). The same file keeps the
 named consumers' cursors (``consumers``), the rejected inputs (``dead_letter``), and, for
-``events.publisher``, the next ``seq`` of each table (``table_seq``).
+``events.logs.publisher``, the next ``seq`` of each table (``table_seq``).
 
 When ``event_ids`` are given to :meth:`append`, a unique index on ``event_id`` stores each
 event once: a redelivered event is counted in ``AppendResult.duplicates``, not stored again.
@@ -35,7 +35,7 @@ from events.logs.base import (
 )
 
 if TYPE_CHECKING:
-    from events.codec import Rejection
+    from events.contract.codec import Rejection
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (

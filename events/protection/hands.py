@@ -15,8 +15,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from events.cards import DECK, card_index
-from events.schemas import (
+from events.contract.schemas import (
     BetPlaced,
     CardsDealt,
     HandEnded,
@@ -26,6 +25,7 @@ from events.schemas import (
     PlayerDecision,
     TableOpened,
 )
+from events.game.cards import DECK, card_index
 
 IntArray = npt.NDArray[np.int64]
 STREETS = {"preflop": 0, "flop": 1, "river": 2}

@@ -22,9 +22,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import numpy.typing as npt
 
+from events.game.strategy import flop_raise_batch, preflop_raise_batch, river_raise_batch
 from events.protection.hands import SeatHands
 from events.protection.scoring import Gains
-from events.strategy import flop_raise_batch, preflop_raise_batch, river_raise_batch
 
 FloatArray = npt.NDArray[np.float64]
 

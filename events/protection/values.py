@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from events.evaluation import category, evaluate5, evaluate7, evaluate_split
-from events.strategy import flop_raise_batch
+from events.game.evaluation import category, evaluate5, evaluate7, evaluate_split
+from events.game.strategy import flop_raise_batch
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import dagster as dg
 
 from pipeline.analytics.steps import update_rollup
-from pipeline.ingest.resources import Warehouse
+from pipeline.resources import Warehouse
 from pipeline.warehouse import load_lock
 
 GROUP = "analytics"

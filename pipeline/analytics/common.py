@@ -6,8 +6,8 @@ the keys waiting in ``pending.<name>`` are read, their rows deleted and recomput
 one transaction. A full rebuild (the daily schedule) queues every key first.
 
 Theory per ruleset (table ``ruleset_theory``): the exact trips house edge, standard
-deviation and paying-hand probabilities from ``events.theory.trips_theory``; the base game's
-house edge per ante is the practical-strategy figure ``events.theory.PUBLISHED_PRACTICAL_EDGE``
+deviation and paying-hand probabilities from ``events.game.theory.trips_theory``; the base game's
+house edge per ante is the practical-strategy figure ``events.game.theory.PUBLISHED_PRACTICAL_EDGE``
 (every ruleset of the contract shares the ante/blind/play game, so the trips table is what
 differs). A ruleset the engine does not know gets no theory (theoretical figures NULL).
 """
@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 import duckdb
 
-from events.rulesets import RulesetError, load_ruleset
-from events.theory import PUBLISHED_PRACTICAL_EDGE, trips_theory
+from events.game.rulesets import RulesetError, load_ruleset
+from events.game.theory import PUBLISHED_PRACTICAL_EDGE, trips_theory
 
 Z95 = 1.959963984540054
 SESSION_GAP_MINUTES = 30  # a longer pause between hands ends a table's (or dealer's) session

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import dagster as dg
 
 from pipeline.hands.steps import update_hands
-from pipeline.ingest.resources import Warehouse
+from pipeline.resources import Warehouse
 from pipeline.warehouse import load_lock
 
 GROUP = "audit"

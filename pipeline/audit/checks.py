@@ -6,7 +6,7 @@ from typing import Any
 
 import dagster as dg
 
-from pipeline.ingest.resources import Warehouse
+from pipeline.resources import Warehouse
 from pipeline.warehouse import CONFLICT_LOSERS, reading
 
 BALANCE_SQL = f"""

@@ -82,8 +82,8 @@ def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
     """Audit everything in ``source``; the ``AuditReport``. With ``positions`` findings
     get the position of the event that showed them (a second look at the source, when
     there are any)."""
-    from events.audit import BULK_HANDS, Auditor
-    from events.codec import decode_records
+    from events.audit.auditor import BULK_HANDS, Auditor
+    from events.contract.codec import decode_records
     from pipeline.gc_policy import bulk_work
 
     auditor = Auditor(records=records, batch=BULK_HANDS)
@@ -172,7 +172,7 @@ def write_json(report: Any, out: IO[str]) -> None:
 def _money(cents: int | None) -> str:
     if cents is None:
         return "-"
-    from events.rules import money
+    from events.game.rules import money
 
     return money(cents)
 
@@ -210,7 +210,7 @@ def write_text(report: Any, out: IO[str]) -> None:
 
 
 def _follow(args: argparse.Namespace) -> int:
-    from events.audit_follow import FollowAuditor
+    from events.audit.follow import FollowAuditor
     from events.logs import open_log
 
     stopping = {"now": False}

@@ -35,8 +35,8 @@ def register(sub: Any) -> None:
 
 
 def disputes(source: str) -> list[dict[str, Any]]:
-    """Every dispute of ``source``, open ones first (see :func:`events.disputes.queue`)."""
-    from events.disputes import dispute_rows, queue
+    """Every dispute of ``source``, open ones first (see :func:`events.audit.disputes.queue`)."""
+    from events.audit.disputes import dispute_rows, queue
     from pipeline.hand_source import collect, disputed_hand_ids, evidence_of
 
     ids = disputed_hand_ids(source)
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _money(cents: int | None) -> str:
-    from events.rules import money
+    from events.game.rules import money
 
     return "-" if cents is None else money(cents)
 

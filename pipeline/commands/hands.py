@@ -28,7 +28,7 @@ FIELDS = ("hand_id", "table_id", "dealer_id", "seats", "started_at", "ended_at",
 
 
 def _card(text: str) -> str:
-    from events.cards import is_card
+    from events.game.cards import is_card
 
     card = text.strip()
     card = card[:1].upper() + card[1:].lower()
@@ -90,7 +90,7 @@ def summaries(source: str) -> dict[str, HandSummary]:
     """Every hand of the source, summed up from its events. Applying an event twice (a
     redelivered copy) changes nothing, so no event id is remembered: memory is one small
     record per hand."""
-    from events.codec import decode_records
+    from events.contract.codec import decode_records
     from pipeline.commands.audit import read_batches
 
     hands: dict[str, HandSummary] = {}
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_text(shown: list[HandSummary], found: int, total: int, source: str) -> None:
-    from events.evidence import glyphs
+    from events.audit.evidence import glyphs
     from events.localtime import to_local, zone_name
 
     zone = zone_name()

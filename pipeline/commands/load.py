@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     from pipeline.analytics.assets import full_rebuild_config
     from pipeline.definitions import ASSETS, CHECKS
-    from pipeline.ingest.resources import EventSource, Warehouse
+    from pipeline.resources import EventSource, Warehouse
     _progress(args.quiet)
     resources = {
         "source": EventSource(url=args.source, batch_size=args.batch_size,
@@ -114,7 +114,7 @@ def _metadata(result: Any) -> dict[str, dict[str, Any]]:
 
 
 def _shown(key: str, value: Any) -> str:
-    from events.rules import money
+    from events.game.rules import money
     from pipeline.audit.checks import CENTS_KEYS
 
     if key in CENTS_KEYS and isinstance(value, int):

@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
 
 def protect_source(source: str, min_hands: int | None = None) -> Any:
     """The ``ProtectionReport`` of everything in ``source``."""
-    from events.codec import decode_records
+    from events.contract.codec import decode_records
     from events.protection.assess import MIN_HANDS
     from events.protection.report import protect
     from pipeline.commands.audit import read_batches

@@ -43,9 +43,9 @@ def register(sub: Any) -> None:
 def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
     """The hand's events (once each, in ``seq`` order) and its table's ``TableOpened`` in
     force when the hand began (or None)."""
-    from events.codec import decode_line
-    from events.privacy import needs_scrub, scrub
-    from events.schemas import TableOpened
+    from events.contract.codec import decode_line
+    from events.contract.privacy import needs_scrub, scrub
+    from events.contract.schemas import TableOpened
     from pipeline.commands.audit import read_batches
 
     needle = json.dumps(hand_id).encode()
@@ -84,7 +84,7 @@ def inclusion_proof(source: str, table_id: str, event_ids: list[str]) -> dict[st
 
 
 def run(args: argparse.Namespace) -> int:
-    from events.evidence import evidence, render, visible_text
+    from events.audit.evidence import evidence, render, visible_text
     from events.logs import LogError
 
     try:
@@ -125,7 +125,7 @@ def write_html(doc: dict[str, Any], source: str, hand_id: str, path: str) -> Non
     """The printable sheet, with each event's position in ``source``."""
     from pathlib import Path
 
-    from events.evidence_html import render_html
+    from events.audit.evidence_html import render_html
     from pipeline.hand_source import collect
 
     found = collect(source, [hand_id]).get(hand_id)

@@ -16,7 +16,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from events.schemas import json_schema
+    from events.contract.schemas import json_schema
 
     text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
     if args.out:

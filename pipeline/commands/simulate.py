@@ -124,9 +124,9 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
+    from events.game.rulesets import RulesetError
     from events.logs import LogError
-    from events.rulesets import RulesetError
-    from events.simulation import DEFAULT_START, SimConfig, simulate
+    from events.sim.simulation import DEFAULT_START, SimConfig, simulate
 
     if args.hands < 0:
         print("uth simulate: --hands must not be negative", file=sys.stderr)

@@ -37,7 +37,7 @@ def money(cents: int, sign: bool = False) -> str:
 
 
 def cards(items: list[str]) -> str:
-    from events.cards import glyph
+    from events.game.cards import glyph
 
     return " ".join(glyph(c) for c in items)
 
@@ -155,7 +155,7 @@ def _lines(log: Any, batch: list[Any],
            tables: set[str]) -> list[tuple[tuple[str, int, int], str]]:
     """Each record of ``batch`` shown (of ``tables``, when given), keyed by its time and
     place; a line that is not a valid event is shown with ``!!`` and its reason."""
-    from events.codec import Rejection, decode_line
+    from events.contract.codec import Rejection, decode_line
 
     out = []
     at = ""  # a rejected line keeps its place after the event before it

@@ -75,8 +75,8 @@ def _bar(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from events.rulesets import RulesetError, load_ruleset_arg
-    from events.theory import theory_report
+    from events.game.rulesets import RulesetError, load_ruleset_arg
+    from events.game.theory import theory_report
 
     try:
         ruleset = load_ruleset_arg(args.ruleset, extra_dirs=args.rulesets_dir)

@@ -94,7 +94,7 @@ def _reports(args: argparse.Namespace, public: Any) -> list[Any]:
 
 
 def _evidence(args: argparse.Namespace, public: Any) -> int:
-    from events.evidence_html import embedded, render_html
+    from events.audit.evidence_html import embedded, render_html
     from events.ledger.compare import shown
     from events.ledger.proof import verify_evidence
 

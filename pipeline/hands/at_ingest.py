@@ -39,8 +39,8 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.schemas import Event, decode_event
-from pipeline.audit.transforms import FINDINGS_SCHEMA
+from events.contract.schemas import Event, decode_event
+from pipeline.hands.findings import FINDINGS_SCHEMA
 from pipeline.hands.transforms import (
     HANDS_SCHEMA,
     WAGERS_SCHEMA,

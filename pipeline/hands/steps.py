@@ -18,7 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.audit.transforms import sequence_findings, write_sequence_findings
+from pipeline.hands.findings import sequence_findings, write_sequence_findings
 from pipeline.hands.transforms import HandRows, audit_feed, read_feed, write_hands
 from pipeline.warehouse import reading, writing
 

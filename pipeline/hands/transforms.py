@@ -2,7 +2,7 @@
 
 A hand is recomputed from all of its events, re-read from the ``events`` table (so a
 dispute arriving weeks later re-audits its hand), plus the ``TableOpened`` in force when
-the hand began (its ruleset and limits). The auditor (``events.audit``) does the work;
+the hand began (its ruleset and limits). The auditor (``events.audit.auditor``) does the work;
 these functions only feed it and turn its records into Arrow tables.
 
 The feed is built so that a hand's result depends on its own events only, never on which
@@ -10,7 +10,7 @@ other hands share the batch: each table's chunk hands are fed one after the othe
 hand's events together, in ``seq`` order), the ``TableOpened`` in force before a hand when
 it differs from the one before, and ``seq`` renumbered 0, 1, 2... along that feed so the
 auditor's sequencer sees no gap (gaps and conflicts are table-level findings made from the
-whole table in :mod:`pipeline.audit.transforms`). The loser of a ``seq`` conflict (the
+whole table in :mod:`pipeline.hands.findings`). The loser of a ``seq`` conflict (the
 copy received later) is left out, as ``uth audit`` leaves it out.
 """
 
@@ -25,12 +25,12 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.audit import BULK_HANDS, audit
-from events.audit_columns import RowColumns
-from events.audit_findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
-from events.schemas import Event, decode_event, times_valid
-from pipeline.audit.transforms import findings_table
+from events.audit.auditor import BULK_HANDS, audit
+from events.audit.columns import RowColumns
+from events.audit.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
+from events.contract.schemas import Event, decode_event, times_valid
 from pipeline.gc_policy import bulk_work
+from pipeline.hands.findings import findings_table
 from pipeline.warehouse import CONFLICT_LOSERS
 
 SEQUENCE_KINDS = (SEQUENCE_GAP, SEQUENCE_CONFLICT)
@@ -160,7 +160,7 @@ def audit_events(items: Sequence[tuple[str, Event]], hand_ids: Sequence[str]) ->
 
 
 def _columns_tables(columns: RowColumns, wanted: set[str]) -> tuple[pa.Table, pa.Table]:
-    """The plain hands' rows (``events.audit_columns``) of the hands in ``wanted``."""
+    """The plain hands' rows (``events.audit.columns``) of the hands in ``wanted``."""
     hand_cols, wager_cols = columns.kept()
     utc = pa.timestamp("us", tz="UTC")
     hands = {name: pa.array(values, pa.string()).cast(utc).cast(HANDS_SCHEMA.field(name).type)

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.ingest.resources import EventSource, Warehouse
 from pipeline.ingest.steps import archive_pending, load_events
 from pipeline.ledger.store import write_archive_seals
+from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import load_lock
 
 GROUP = "ingest"

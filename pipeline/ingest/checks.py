@@ -7,7 +7,7 @@ from typing import Any
 
 import dagster as dg
 
-from pipeline.ingest.resources import Warehouse
+from pipeline.resources import Warehouse
 from pipeline.warehouse import reading
 
 KEYS = {"hands": "hand_id", "wagers": "hand_id, seat, spot"}

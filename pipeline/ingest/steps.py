@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from events.logs import Cursor, EventLog, Record, advance_all, open_log
+from pipeline.archive import ARCHIVE_PARTITIONING
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
@@ -39,8 +40,6 @@ from pipeline.warehouse import (
 log = logging.getLogger("uth.load")
 Decoded = tuple[DecodedBatch, EarlyHands | None]  # a batch, and its hands audited early
 
-ARCHIVE_PARTITIONING = ds.partitioning(
-    pa.schema([("gaming_day", pa.date32()), ("table_id", pa.string())]), flavor="hive")
 ARCHIVE_CHUNK = 500  # partitions rewritten per pass
 
 

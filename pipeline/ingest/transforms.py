@@ -3,7 +3,7 @@
 Plain functions (no Dagster): the ``events`` asset calls them once per batch read from the
 log, and the benchmark calls them directly.
 
-Each record is validated by the contract decoder (``events.codec``); a valid event's
+Each record is validated by the contract decoder (``events.contract.codec``); a valid event's
 envelope fields become Arrow columns and its payload is re-encoded (so an upcast old event,
 or one with unknown extra fields, is stored as the contract reads it). :func:`write_batch`
 then does, in one transaction: insert the events not already stored (de-duplicated on
@@ -25,14 +25,14 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.codec import MAX_RAW_KEPT, Rejection, decode_all_valid, decode_line
+from events.contract.codec import MAX_RAW_KEPT, Rejection, decode_all_valid, decode_line
+from events.contract.privacy import needs_scrub, scrub
+from events.contract.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
 from events.logs.base import Cursor, Record
-from events.privacy import needs_scrub, scrub
-from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
 from pipeline.hands.at_ingest import EarlyHands
 from pipeline.hands.transforms import write_hands
 from pipeline.ingest.known import KnownEvents
-from pipeline.warehouse import gaming_day_sql
+from pipeline.warehouse import cursor_text, gaming_day_sql, parse_cursor
 
 BATCH_SCHEMA = pa.schema([
     ("ord", pa.int64()), ("event_id", pa.string()), ("type", pa.string()),
@@ -93,7 +93,7 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
     it: an upcast old event or unknown extra fields are stored in their v1 form); a copy of
     an event already in the batch is dropped here (the first is kept). A player identifier
     (``player_ref``/``player_refs``) is pseudonymized first as ``uth ingest`` does
-    (:func:`events.privacy.scrub`; dropped when no key is set), rejected lines included."""
+    (:func:`events.contract.privacy.scrub`; dropped when no key is set), rejected lines included."""
     # players only as pseudonyms (the search in C, not a Python step per record)
     # (one search of the joined lines: a marker holds no line break, so none spans two)
     if needs_scrub(b"\n".join(map(_VALUE, records))):
@@ -204,15 +204,6 @@ def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
     return decode_records(records, lambda r: f"line {r.offset}")
 
 
-def cursor_text(cursor: Cursor) -> str:
-    """A log cursor as stored in ``load_positions.position``: ``{"0": 42}``."""
-    return json.dumps({str(p): o for p, o in sorted(cursor.items())})
-
-
-def parse_cursor(text: str | None) -> Cursor:
-    if not text:
-        return {}
-    return {int(p): int(o) for p, o in json.loads(text).items()}
 
 
 def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:

@@ -9,8 +9,8 @@ import dagster as dg
 from events.ledger.keys import load_private
 from events.ledger.logs import seal_log
 from events.logs import LogError
-from pipeline.ingest.resources import EventSource, Warehouse
 from pipeline.ledger.store import copy_log_seals
+from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import load_lock
 
 

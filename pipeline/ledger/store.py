@@ -25,8 +25,7 @@ from events.ledger.logs import read_seals
 from events.ledger.seal import LeafRow, SealRecord
 from events.ledger.stored import StoredEvent
 from events.logs import Cursor, EventLog
-from pipeline.ingest.transforms import parse_cursor
-from pipeline.warehouse import Connection, reading, writing
+from pipeline.warehouse import Connection, parse_cursor, reading, writing
 
 SEALS_DIR = "_seals"
 EVENT_COLUMNS = ["event_id", "type", "schema_version", "table_id", "hand_id", "seq",
@@ -187,7 +186,7 @@ def archive_seals(root: str | Path) -> list[tuple[str, SealRecord]]:
 def verify_archive(root: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
     import pyarrow.dataset as ds
 
-    from pipeline.ingest.steps import ARCHIVE_PARTITIONING
+    from pipeline.archive import ARCHIVE_PARTITIONING
 
     root = Path(root)
     if not root.is_dir():

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.ingest.resources import Warehouse
 from pipeline.players.transforms import update_players
+from pipeline.resources import Warehouse
 from pipeline.warehouse import load_lock, writing
 
 GROUP = "players"

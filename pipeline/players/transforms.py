@@ -25,7 +25,7 @@ _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
 
 
 def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
-    from events.codec import decode_many
+    from events.contract.codec import decode_many
 
     cur = con.execute(f"""SELECT CAST({_EVENT_JSON} AS VARCHAR) FROM events
         WHERE event_id NOT IN {CONFLICT_LOSERS} ORDER BY table_id, seq""")

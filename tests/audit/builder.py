@@ -15,10 +15,10 @@ from typing import Any
 
 import msgspec
 
-from events.cards import DECK
-from events.evaluation import evaluate_hand
-from events.rulesets import load_ruleset
-from events.settlement import Wagers, settle
+from events.game.cards import DECK
+from events.game.evaluation import evaluate_hand
+from events.game.rulesets import load_ruleset
+from events.game.settlement import Wagers, settle
 
 _enc = msgspec.json.Encoder()
 

@@ -10,11 +10,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from events.audit import audit
-from events.audit_columns import HAND_COLUMNS, WAGER_COLUMNS
-from events.audit_findings import parse_time
-from events.codec import decode_many
-from events.simulation import SimConfig, simulate
+from events.audit.auditor import audit
+from events.audit.columns import HAND_COLUMNS, WAGER_COLUMNS
+from events.audit.findings import parse_time
+from events.contract.codec import decode_many
+from events.sim.simulation import SimConfig, simulate
 from tests.audit.builder import Table, encode_lines, random_hand
 from tests.audit.test_golden import GOLDEN, load
 

@@ -7,9 +7,9 @@ import importlib
 
 import pytest
 
-MODULES = ["events.audit", "events.audit_findings", "events.audit_sequence", "events.replay",
-           "events.replay_state", "events.replay_apply", "events.disputes",
-           "events.localtime"]
+MODULES = ["events.audit.auditor", "events.audit.findings", "events.audit.sequence",
+           "events.replay.fold", "events.replay.state", "events.replay.apply",
+           "events.audit.disputes", "events.localtime"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from events.audit import audit
-from events.audit_follow import FollowAuditor
-from events.codec import decode_many
+from events.audit.auditor import audit
+from events.audit.follow import FollowAuditor
+from events.contract.codec import decode_many
 from events.logs import open_log
 from tests.audit.builder import Table, encode_lines, random_hand
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from events.audit import audit, evidence
-from events.codec import decode_many
-from events.schemas import TableOpened
+from events.audit.auditor import audit, evidence
+from events.contract.codec import decode_many
+from events.contract.schemas import TableOpened
 
 GOLDEN = Path(__file__).with_name("golden")
 

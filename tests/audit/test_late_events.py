@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from events.audit import Auditor
-from events.codec import decode_many
+from events.audit.auditor import Auditor
+from events.contract.codec import decode_many
 from tests.audit.builder import HandSpec, SeatSpec, Table, correct_payouts, encode_lines
 
 

@@ -10,14 +10,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events.audit import Auditor, audit
-from events.codec import decode_many
-from events.replay import HandState, TableContext, _bet_ok, _decision_ok, fold
-from events.audit_batch import judge
-from events.replay_fast import fast_plan
-from events.rules import RuleViolation, SeatState, verify_bet, verify_decision
-from events.rulesets import TableLimits, load_ruleset
-from events.schemas import PlayerDecision, TableOpened, decode_event
+from events.audit.auditor import Auditor, audit
+from events.audit.judge import judge
+from events.audit.plan import fast_plan
+from events.contract.codec import decode_many
+from events.contract.schemas import PlayerDecision, TableOpened, decode_event
+from events.game.rules import RuleViolation, SeatState, verify_bet, verify_decision
+from events.game.rulesets import TableLimits, load_ruleset
+from events.replay.fold import HandState, TableContext, _bet_ok, _decision_ok, fold
 from tests.audit.builder import Table, encode_lines, random_hand
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
@@ -176,7 +176,7 @@ def test_quick_decision_check_never_accepts_what_the_rules_refuse(
 
 
 def _payload(p: dict[str, Any]) -> Any:
-    from events.schemas import PlayerDecisionPayload
+    from events.contract.schemas import PlayerDecisionPayload
 
     return PlayerDecisionPayload(**p)
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from events.audit_sequence import Sequencer
-from events.schemas import Event, decode_event
+from events.audit.sequence import Sequencer
+from events.contract.schemas import Event, decode_event
 
 
 def closed(seq: int, event_id: str) -> Event:
@@ -96,8 +96,8 @@ def test_a_copy_under_another_seq_is_counted_once_and_its_seq_is_a_gap() -> None
 
 
 def test_the_auditor_and_the_warehouse_count_a_renumbered_copy_alike(tmp_path: Any) -> None:
-    from events.audit import audit
-    from events.codec import decode_many
+    from events.audit.auditor import audit
+    from events.contract.codec import decode_many
     from pipeline.hands.steps import update_hands
     from pipeline.ingest.steps import load_events
     from pipeline.warehouse import query

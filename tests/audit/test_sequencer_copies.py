@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from events.audit_sequence import Sequencer
+from events.audit.sequence import Sequencer
 from tests.audit.test_sequencer import closed, taken
 
 

@@ -49,7 +49,7 @@ def floor_file(path: Path, tables: int, hands: int) -> int:
 
 
 def decode_only(source: str) -> int:
-    from events.codec import decode_records
+    from events.contract.codec import decode_records
     from pipeline.commands.audit import read_batches
 
     n = 0
@@ -100,8 +100,8 @@ def bench_file(quick: bool) -> list[dict[str, Any]]:
 def bench_kafka(bootstrap: str, quick: bool) -> list[dict[str, Any]]:
     import uuid
 
-    from events.audit import Auditor
-    from events.codec import decode_records
+    from events.audit.auditor import Auditor
+    from events.contract.codec import decode_records
     from events.logs import open_log
 
     tables, hands = (4, 100) if quick else (8, 300)

@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from events.evaluation import category, evaluate7
-from events.rulesets import load_ruleset
-from events.settlement import Wagers, settle, settle_batch
-from events.strategy import basic_strategy_multiples, flop_raise, preflop_raise, river_raise
-from events.theory import base_game_monte_carlo
+from events.game.evaluation import category, evaluate7
+from events.game.rulesets import load_ruleset
+from events.game.settlement import Wagers, settle, settle_batch
+from events.game.strategy import basic_strategy_multiples, flop_raise, preflop_raise, river_raise
+from events.game.theory import base_game_monte_carlo
 
 
 def _best(fn: Callable[[], object], repeat: int) -> float:

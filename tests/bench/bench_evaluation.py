@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from events.cards import card_str
-from events.evaluation import evaluate7
+from events.game.cards import card_str
+from events.game.evaluation import evaluate7
 
 
 def _rate(fn: Callable[[], object], hands: int, repeat: int = 3) -> float:
@@ -85,7 +85,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
              "target": "", "ok": None}
         )
     if not quick:
-        from events._eval_cache import _enumerate_seven_card_categories
+        from events.game._eval_cache import _enumerate_seven_card_categories
 
         start = time.perf_counter()
         _enumerate_seven_card_categories()

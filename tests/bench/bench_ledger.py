@@ -24,13 +24,13 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from events.codec import decode_records
+from events.contract.codec import decode_records
 from events.ledger.compare import verify_store
 from events.ledger.logs import scan
 from events.ledger.seal import make_seal
 from events.logs.sqlite import SqliteLog
-from events.sim_config import SimConfig
-from events.sim_output import simulate
+from events.sim.config import SimConfig
+from events.sim.output import simulate
 
 
 def _row(name: str, value: float, reference: str, ref_value: float,

@@ -1,6 +1,6 @@
 """Event logs and the codec: each rate beside its reference, measured in the same run.
 
-- decode + validate (``events.codec.decode_many``) vs stdlib ``json.loads`` of the same
+- decode + validate (``events.contract.codec.decode_many``) vs stdlib ``json.loads`` of the same
   bytes (no validation at all): target >= 3x;
 - SQLite log appends in batches of 2,000 (with event ids, as ``uth ingest`` does):
   target >= 100,000 events/s;
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from events.codec import Rejection, decode_many
+from events.contract.codec import Rejection, decode_many
 from events.logs.kafka import KafkaLog
 from events.logs.sqlite import SqliteLog
 from tests.logs.factory import lines
@@ -55,7 +55,8 @@ def bench_decode(data: list[bytes], repeat: int) -> dict[str, Any]:
             [json.loads(x) for x in chunk]
         best_ref = min(best_ref, time.process_time() - start)
     ours, ref = len(data) / best_ours, len(data) / best_ref
-    return _row("decode + validate events (events.codec, batches of 2000)", ours, "events/s",
+    return _row("decode + validate events (events.contract.codec, batches of 2000)", ours,
+                "events/s",
                 "json.loads, no validation", ref, 3.0, ">= 3x json.loads")
 
 

@@ -21,7 +21,7 @@ ROSTER = (("basic",) * 10 + ("loose",) * 5 + ("weak",) * 5 + ("always_raise",) *
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
-    from events.simulation import SimConfig, simulate
+    from events.sim.simulation import SimConfig, simulate
     from pipeline.commands.audit import audit_source
     from pipeline.commands.protect import protect_source
 

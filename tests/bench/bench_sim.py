@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from events.schemas import decode_event, encode_event
-from events.simulation import Floor, SimConfig, simulate
+from events.contract.schemas import decode_event, encode_event
+from events.sim.simulation import Floor, SimConfig, simulate
 
 
 def _timed(fn: Callable[[], object]) -> tuple[float, float]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from events.simulation import SimConfig, simulate
+from events.sim.simulation import SimConfig, simulate
 
 TARGET = 200_000
 
@@ -56,7 +56,7 @@ def _read_and_decode(log: Path) -> float:
     """Seconds to read the log and decode every record into the contract's Structs, in
     one thread: what any ingest that validates each event in Python pays before it
     stores or audits anything (the reference that bounds the transforms' rate)."""
-    from events.codec import Rejection, decode_many
+    from events.contract.codec import Rejection, decode_many
     from events.logs import open_log
     from pipeline.gc_policy import bulk_work
 

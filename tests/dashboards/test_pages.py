@@ -150,7 +150,7 @@ def test_hand_audit_replays_and_judges_a_hand(app, handmade_warehouse: Path) -> 
     assert settlement.loc["blind", "Computed"] == "win $15.00"
     assert settlement.loc["blind", "Verdict"] == "✗ underpaid by $5.00"
     assert settlement.loc["trips", "Verdict"] == "✓ correct"
-    # the auditor's own replay (events.evidence) names the hands and explains each pay
+    # the auditor's own replay (events.audit.evidence) names the hands and explains each pay
     assert settlement.loc["trips", "Player's hand"] == "Flush, ace high"
     assert settlement.loc["blind", "Why (auditor)"] == (
         "the player wins with a flush, which pays 3:2 on the blind")

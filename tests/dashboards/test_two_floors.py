@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from events.simulation import SimConfig, simulate
+from events.sim.simulation import SimConfig, simulate
 from pipeline.cli import main
 from tests.dashboards.conftest import no_failure
 

@@ -8,7 +8,7 @@ Four hands of table T1, each disputed by the seat of its first won wager, after 
 - ``T1-D``: the seat's first won wager recorded 700 over; resolved with no adjustment (owed -700,
   wrong).
 
-``OWED`` is computed from the builder's own settlement (``events.settlement.settle``), not
+``OWED`` is computed from the builder's own settlement (``events.game.settlement.settle``), not
 from the replay the commands use.
 """
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from events.evidence_html import digest_matches, render_html
-from events.schemas import decode_event, encode_event
+from events.audit.evidence_html import digest_matches, render_html
+from events.contract.schemas import decode_event, encode_event
 from pipeline.cli import main
 from tests.disputes import floor
 
@@ -73,7 +73,7 @@ def test_event_text_is_escaped_and_nothing_is_fetched(log: Path, tmp_path: Path,
 
 
 def test_a_tampered_document_is_told() -> None:
-    from events.evidence import evidence
+    from events.audit.evidence import evidence
 
     events = [decode_event(json.dumps(e)) for e in floor.events()
               if e["hand_id"] in (None, "T1-C") and e["type"] != "TableClosed"]

@@ -7,8 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["events.rulesets", "events.settlement", "events.rules", "events.strategy",
-           "events.theory"]
+MODULES = ["events.game.rulesets", "events.game.settlement", "events.game.rules",
+           "events.game.strategy", "events.game.theory"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from events._eval_cache import _enumerate_seven_card_categories
-from events._eval_tables import five_card_combinations
-from events.cards import parse_cards
-from events.evaluation import (
+from events.game._eval_cache import _enumerate_seven_card_categories
+from events.game._eval_tables import five_card_combinations
+from events.game.cards import parse_cards
+from events.game.evaluation import (
     CATEGORY_NAMES,
     category,
     evaluate5,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from events.rules import (
+from events.game.rules import (
     RuleViolation,
     SeatState,
     can_bet,
@@ -19,7 +19,7 @@ from events.rules import (
     verify_in_hand,
     verify_settleable,
 )
-from events.rulesets import TableLimits, load_ruleset
+from events.game.rulesets import TableLimits, load_ruleset
 
 LIM = TableLimits(min_bet=500, max_bet=10000, max_trips=2500, seats=7)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from events.rulesets import (
+from events.game.rulesets import (
     ENV_VAR,
     RulesetFileError,
     TableLimits,
@@ -18,7 +18,7 @@ from events.rulesets import (
     parse_ruleset,
 )
 
-BUILTIN = Path(__file__).resolve().parents[2] / "events" / "rulesets"
+BUILTIN = Path(__file__).resolve().parents[2] / "events" / "game" / "rulesets"
 
 # the contract's table, royal flush first: RF, SF, quads, full house, flush, straight, trips
 CONTRACT_TRIPS = {

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events.cards import DECK
-from events.evaluation import category, evaluate7, evaluate_hand
-from events.rulesets import load_ruleset
-from events.settlement import (
+from events.game.cards import DECK
+from events.game.evaluation import category, evaluate7, evaluate_hand
+from events.game.rulesets import load_ruleset
+from events.game.settlement import (
     LOSE,
     NO_WAGER,
     PUSH,

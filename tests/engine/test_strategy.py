@@ -8,11 +8,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from events.cards import DECK, RANKS
-from events.evaluation import evaluate_hand
-from events.rulesets import load_ruleset
-from events.settlement import Wagers, net, settle
-from events.strategy import (
+from events.game.cards import DECK, RANKS
+from events.game.evaluation import evaluate_hand
+from events.game.rulesets import load_ruleset
+from events.game.settlement import Wagers, net, settle
+from events.game.strategy import (
     basic_strategy_multiples,
     dealer_outs,
     flop_raise,

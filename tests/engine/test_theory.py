@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from events.rulesets import load_ruleset
-from events.theory import base_game_monte_carlo, theory_report, trips_theory
+from events.game.rulesets import load_ruleset
+from events.game.theory import base_game_monte_carlo, theory_report, trips_theory
 from pipeline.cli import main
 
 # Published best-five-of-seven counts, royal flush first, then everything below trips.

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from events.codec import Rejection, decode_line
-from events.schemas import _common_form, time_problem, times_valid
+from events.contract.codec import Rejection, decode_line
+from events.contract.schemas import _common_form, time_problem, times_valid
 
 
 def _events(times: list[str]) -> list[Any]:

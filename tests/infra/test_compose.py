@@ -208,7 +208,7 @@ def test_auditor_is_a_scalable_consumer_group_service() -> None:
     assert argv is not None and argv[:3] == ["uth", "audit", "--follow"]
     # the group and findings topic it joins by default are the ones the runbook and
     # topics.yaml name
-    from events.audit_follow import CONSUMER, FINDINGS_TOPIC
+    from events.audit.follow import CONSUMER, FINDINGS_TOPIC
 
     args = f.uth_subcommands()["audit"].parse_args(argv[2:])
     assert args.consumer == CONSUMER == "uth-auditor"

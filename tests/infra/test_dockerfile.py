@@ -92,13 +92,13 @@ def test_postgres_storage_adapter_matches_the_locked_dagster() -> None:
 
 
 def test_runtime_environment_is_what_the_project_reads() -> None:
-    from events import _eval_cache, rulesets
+    from events.game import _eval_cache, rulesets
 
     env = f.docker_env()
     assert env["PATH"].startswith("/opt/venv/bin:")
     assert env["UTH_RULESETS_DIR"] == "/etc/uth/rulesets"
     assert rulesets.ENV_VAR == "UTH_RULESETS_DIR"
-    assert '"UTH_CACHE_DIR"' in (f.REPO / "events" / "_eval_cache.py").read_text()
+    assert '"UTH_CACHE_DIR"' in (f.REPO / "events" / "game" / "_eval_cache.py").read_text()
     assert _eval_cache.cache_dir  # the reader of UTH_CACHE_DIR
     assert env["DAGSTER_HOME"] == "/opt/dagster/home"
     assert f.host_path(env["DAGSTER_HOME"] + "/dagster.yaml") == f.INFRA / "dagster/dagster.yaml"

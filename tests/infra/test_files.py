@@ -56,7 +56,7 @@ def test_the_topic_job_is_valid_python_without_project_imports_at_load() -> None
 
 def test_site_rulesets_in_the_repository_load() -> None:
     """infra/rulesets/ is mounted as UTH_RULESETS_DIR; any ruleset kept there must load."""
-    from events.rulesets import load_ruleset
+    from events.game.rulesets import load_ruleset
 
     readme = (f.INFRA / "rulesets" / "README.md").read_text()
     assert "/etc/uth/rulesets" in readme and "UTH_RULESETS_DIR" in readme

@@ -146,7 +146,7 @@ def check_inner(name: str, service: dict[str, Any], argv: list[str], where: str)
         # the INTERNAL listener, where the admin user (PLAIN) is accepted
         assert f"INTERNAL://{host}:{port}" in env["KAFKA_ADVERTISED_LISTENERS"], where
         if "--group" in argv:
-            from events.audit_follow import CONSUMER
+            from events.audit.follow import CONSUMER
 
             assert argv[argv.index("--group") + 1] == CONSUMER, where
         if "--topic" in argv:
@@ -210,7 +210,7 @@ def test_paths_it_names_exist() -> None:
     text = RUNBOOK.read_text()
     paths = set(re.findall(r"`((?:infra|events|pipeline|dashboards)/[\w./-]*)`", text))
     paths |= set(re.findall(r"\b(infra/[\w.-]+(?:/[\w.-]+)*)", text))
-    assert "infra/kafka/topics.yaml" in paths and "events/rulesets/" in paths
+    assert "infra/kafka/topics.yaml" in paths and "events/game/rulesets/" in paths
     for path in paths:
         if path.startswith(("infra/secrets/", "infra/.env")) and path != "infra/.env.example":
             continue  # made by the operator, never committed
@@ -227,7 +227,7 @@ def test_variables_it_names_are_known() -> None:
     known |= {k + "_FILE" for k in ENV_KEYS} | set(f.docker_env())
     for name in f.services():
         known |= set(f.environment(f.services()[name]))
-    from events.privacy import KEY_ENV
+    from events.contract.privacy import KEY_ENV
 
     known |= {"UTH_SCRAM_PASSWORD", KEY_ENV}
     text = RUNBOOK.read_text()
@@ -256,10 +256,10 @@ def test_add_a_ruleset_as_the_runbook_says(
     """Step 1-2 of "Add a ruleset": a copied, changed file in UTH_RULESETS_DIR is known to
     every command, and `uth theory --ruleset NAME --hands 0` prints its exact trips edge:
     paying a flush 5 to 1 instead of 6 costs the player exactly P(flush) per unit."""
-    from events.rulesets import known_rulesets
+    from events.game.rulesets import known_rulesets
     from pipeline.cli import main
 
-    base = (f.REPO / "events" / "rulesets" / "charlevoix-2011.toml").read_text()
+    base = (f.REPO / "events" / "game" / "rulesets" / "charlevoix-2011.toml").read_text()
     changed = base.replace('flush = "6:1"', 'flush = "5:1"')
     assert changed != base
     (tmp_path / "mycasino-2027.toml").write_text(changed)

@@ -166,7 +166,7 @@ def test_the_printed_sheet_carries_the_proof_and_is_checked_alone(
     sheet.write_text(printed)
     status, out = verify(capsys, *args)
     assert status == 1 and "the printed sheet was changed" in out
-    from events.evidence_html import embedded, render_html
+    from events.audit.evidence_html import embedded, render_html
 
     carried = embedded(text)
     assert carried is not None

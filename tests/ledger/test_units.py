@@ -12,12 +12,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from events.contract.schemas import decode_event
 from events.ledger.canonical import canonical_columns, canonical_event, normal_time
 from events.ledger.compare import compare_table
 from events.ledger.keys import LedgerKeyError, generate, load_private
 from events.ledger.merkle import inclusion_proof, node_hash, tree_root, verify_inclusion
 from events.ledger.seal import LeafRow
-from events.schemas import decode_event
 
 
 @pytest.mark.parametrize("name", ["events.ledger.canonical", "events.ledger.merkle",

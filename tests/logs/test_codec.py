@@ -1,4 +1,4 @@
-"""events.codec: every bad input becomes a Rejection with a reason a person can act on."""
+"""events.contract.codec: every bad input becomes a Rejection with a reason a person can act on."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from events.codec import MAX_EVENT_BYTES, MAX_RAW_KEPT, Rejection, decode_line, decode_many
-from events.schemas import CardsDealt, TableClosed
-from events.upcasting import UpcasterRegistry, UpcastError
+from events.contract.codec import MAX_EVENT_BYTES, MAX_RAW_KEPT, Rejection, decode_line, decode_many
+from events.contract.schemas import CardsDealt, TableClosed
+from events.contract.upcasting import UpcasterRegistry, UpcastError
 from tests.logs.factory import encode, event, lines
 
 

@@ -7,7 +7,7 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 
-from events.codec import Rejection
+from events.contract.codec import Rejection
 from events.logs import Cursor, EventLog, Record, advance, advance_all, open_log
 from events.logs.jsonl import JsonlLog, rejected_path
 from events.logs.kafka import KafkaLog

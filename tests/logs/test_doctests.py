@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["events.codec", "events.upcasting", "events.logs", "events.logs.base",
+MODULES = ["events.contract.codec", "events.contract.upcasting", "events.logs", "events.logs.base",
            "events.logs.sequence", "events.logs.kafka_config"]
 
 

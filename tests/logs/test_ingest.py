@@ -17,8 +17,8 @@ import pytest
 from events.logs import AppendResult, EventLog, LogWriteError, open_log
 from events.logs.forward import Forwarder
 from events.logs.jsonl import JsonlLog, rejected_path
+from events.logs.publisher import TablePublisher
 from events.logs.sqlite import SqliteLog
-from events.publisher import TablePublisher
 from pipeline.cli import main
 from tests.logs.factory import encode, event, lines
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import events.logs.jsonl as jsonl
-from events.codec import MAX_EVENT_BYTES
+from events.contract.codec import MAX_EVENT_BYTES
 from events.logs.base import never
 
 

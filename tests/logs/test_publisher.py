@@ -1,4 +1,4 @@
-"""events.publisher: a table's outbox validates, stamps seq, stores once, durably."""
+"""events.logs.publisher: a table's outbox validates, stamps seq, stores once, durably."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from events.contract.schemas import BetPlaced, HandStarted, TableOpened
 from events.logs import open_log
-from events.publisher import PublishError, TablePublisher
-from events.schemas import BetPlaced, HandStarted, TableOpened
+from events.logs.publisher import PublishError, TablePublisher
 
 OPENED = {"type": "TableOpened", "table_id": "T7", "hand_id": None,
           "payload": {"ruleset": "charlevoix-2011", "min_bet": 500, "max_bet": 50000,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from events.codec import decode_line
-from events.publisher import TablePublisher
+from events.contract.codec import decode_line
+from events.logs.publisher import TablePublisher
 from pipeline.cli import main
 from pipeline.commands.tail import line, money, summary
 from tests.logs.factory import encode, event

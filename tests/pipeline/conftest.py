@@ -22,7 +22,7 @@ def materialize(source: str | Path, warehouse: str | Path, seal_key: str = "",
     import dagster as dg
 
     from pipeline.definitions import ASSETS, CHECKS
-    from pipeline.ingest.resources import EventSource, Warehouse
+    from pipeline.resources import EventSource, Warehouse
 
     batch_size = warehouse_config.pop("batch_size", 100_000)
     resources = {"source": EventSource(url=str(source), batch_size=batch_size,

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from events.simulation import SimConfig, simulate
+from events.sim.simulation import SimConfig, simulate
 from pipeline.analytics.steps import update_rollups
 from pipeline.hands.at_ingest import IngestAudit, warehouse_time
 from pipeline.hands.steps import update_hands

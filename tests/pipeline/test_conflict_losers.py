@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from dashboards.hand_queries import hand_events, table_opened_before
-from events.audit import audit
-from events.codec import decode_many
+from events.audit.auditor import audit
+from events.contract.codec import decode_many
 from pipeline.analytics.steps import update_rollups
 from pipeline.hands.steps import update_hands
 from pipeline.ingest.steps import load_events

@@ -11,8 +11,8 @@ import dagster as dg
 import pytest
 
 from pipeline.definitions import ASSETS, CHECKS, defs
-from pipeline.ingest.resources import EventSource, Warehouse
-from pipeline.ingest.sensors import rollup_cron
+from pipeline.resources import EventSource, Warehouse
+from pipeline.sensors import rollup_cron
 from pipeline.warehouse import writing
 from tests.pipeline import streams
 from tests.pipeline.conftest import dump, materialize, write_log

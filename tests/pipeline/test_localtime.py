@@ -118,7 +118,7 @@ def test_to_local_across_daylight_saving() -> None:
 def test_the_daily_rebuild_runs_on_the_casino_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     import dagster as dg
 
-    from pipeline.ingest.sensors import make_schedule
+    from pipeline.sensors import make_schedule
 
     job = dg.define_asset_job("nothing", selection="nothing")
     monkeypatch.setenv("UTH_TIMEZONE", "Europe/Paris")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from events.simulation import SimConfig, simulate
+from events.sim.simulation import SimConfig, simulate
 from pipeline.cli import main
 from pipeline.warehouse import query
 

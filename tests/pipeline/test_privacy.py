@@ -1,5 +1,5 @@
 """Players reach the warehouse only as pseudonyms: ``uth load`` scrubs ``player_ref`` like
-``uth ingest`` (events.privacy.scrub; dropped when no key is set)."""
+``uth ingest`` (events.contract.privacy.scrub; dropped when no key is set)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events.privacy import KEY_ENV, pseudonymize
+from events.contract.privacy import KEY_ENV, pseudonymize
 from pipeline.ingest.steps import load_events
 from pipeline.warehouse import reading
 from tests.pipeline import streams

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from events.simulation import SimConfig, simulate
+from events.sim.simulation import SimConfig, simulate
 from pipeline.analytics.steps import update_rollups
 from pipeline.cli import main
 from pipeline.hands.steps import update_hands

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from events.rulesets import load_ruleset
-from events.simulation import SimConfig, simulate
-from events.theory import theory_report
+from events.game.rulesets import load_ruleset
+from events.game.theory import theory_report
+from events.sim.simulation import SimConfig, simulate
 from pipeline.cli import build_parser, main
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from events.audit import audit
-from events.codec import decode_many
-from events.simulation import SimConfig, simulate
+from events.audit.auditor import audit
+from events.contract.codec import decode_many
+from events.sim.simulation import SimConfig, simulate
 from pipeline.analytics.checks import hold_outliers
 from pipeline.audit.checks import findings_reported, payouts_balance
 from pipeline.ingest.checks import duplicate_events

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from events.audit import audit
-from events.codec import decode_many
-from events.evaluation import CATEGORY_NAMES
-from events.rulesets import load_ruleset
-from events.theory import PUBLISHED_PRACTICAL_EDGE, trips_theory
+from events.audit.auditor import audit
+from events.contract.codec import decode_many
+from events.game.evaluation import CATEGORY_NAMES
+from events.game.rulesets import load_ruleset
+from events.game.theory import PUBLISHED_PRACTICAL_EDGE, trips_theory
 from pipeline.ingest.steps import read_archive
 from pipeline.warehouse import query
 from tests.pipeline import streams

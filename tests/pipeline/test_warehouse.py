@@ -18,10 +18,12 @@ from events.logs import open_log
 from pipeline.analytics.steps import update_rollups
 from pipeline.hands.steps import update_hands
 from pipeline.ingest.steps import archive_pending, load_events
-from pipeline.ingest.transforms import cursor_text, decode_lines, parse_cursor, write_batch
+from pipeline.ingest.transforms import decode_lines, write_batch
 from pipeline.warehouse import (
     WarehouseBusy,
+    cursor_text,
     gaming_day_sql,
+    parse_cursor,
     parse_day_start,
     query,
     reading,
@@ -219,8 +221,8 @@ def test_sequence_findings_incremental_equal_whole(tmp_path: Path) -> None:
     """Gaps and conflicts arriving over many small loads (a conflicting copy, a late event
     filling a gap, events lost for good) end as the findings of one load, and as the
     auditor's over the whole log."""
-    from events.audit import audit
-    from events.codec import decode_many
+    from events.audit.auditor import audit
+    from events.contract.codec import decode_many
 
     t1, t2 = streams.floor()
     t1_lines = streams.lines(t1)
@@ -248,7 +250,7 @@ def test_sequence_findings_incremental_equal_whole(tmp_path: Path) -> None:
 
 
 def test_sequence_regions_in_order_only_when_each_seq_is_there_once() -> None:
-    from pipeline.audit.transforms import _in_order
+    from pipeline.hands.findings import _in_order
 
     assert _in_order(5, 5, 0, 4, None)  # a whole table, seq 0 to 4
     assert _in_order(3, 3, 7, 9, 7)  # a region from s0 = 7
@@ -264,8 +266,8 @@ def test_sequence_findings_are_the_auditors_whatever_the_regions(tmp_path: Path,
     the warehouse's sequence findings are the auditor's, including a conflicting copy and
     a lost event in one table (as many events as seq numbers), a table whose first events
     never arrived, and a table in order (no window query at all)."""
-    from events.audit import audit
-    from events.codec import decode_many
+    from events.audit.auditor import audit
+    from events.contract.codec import decode_many
 
     t1, t2 = streams.floor()
     if case == "conflict and gap at once":

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from events.simulation import SimConfig, simulate
+from events.sim.simulation import SimConfig, simulate
 
 # the floor: 40 players at 8 tables, 400 hands each; 2 see both dealer cards, 2 the
 # first; the honest range from basic strategy to reckless

@@ -9,10 +9,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from events.evaluation import category, evaluate5, evaluate7, evaluate_split
+from events.game.evaluation import category, evaluate5, evaluate7, evaluate_split
+from events.game.rulesets import load_ruleset
+from events.game.settlement import settle_batch
 from events.protection.values import completions, unseen_cards, value_both, value_one
-from events.rulesets import load_ruleset
-from events.settlement import settle_batch
 
 RS = load_ruleset("charlevoix-2011")
 ANTE = 200  # blind pays 3:2 without rounding

@@ -30,9 +30,9 @@ from typing import Any
 
 import msgspec
 
-from events.evaluation import evaluate_hand
-from events.rulesets import load_ruleset
-from events.settlement import Wagers, settle
+from events.game.evaluation import evaluate_hand
+from events.game.rulesets import load_ruleset
+from events.game.settlement import Wagers, settle
 
 CORPUS_DIR = Path(__file__).with_name("corpus")
 MANIFEST = "manifest.json"

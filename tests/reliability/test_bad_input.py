@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from events.codec import MAX_EVENT_BYTES, Rejection, decode_line, decode_many
-from events.schemas import EVENT_TYPES, decode_event
+from events.contract.codec import MAX_EVENT_BYTES, Rejection, decode_line, decode_many
+from events.contract.schemas import EVENT_TYPES, decode_event
 from tests.reliability import corpus
 
 MANIFEST: dict[str, Any] = json.loads((corpus.CORPUS_DIR / corpus.MANIFEST).read_text())
@@ -86,7 +86,8 @@ def test_codec_accepts_well_formed_rule_breaking_events(entry: dict[str, Any]) -
 # ------------------------------------------------------------------- through the auditor
 
 def _audit() -> Any:
-    return pytest.importorskip("events.audit", reason="events.audit (helper audit) not built")
+    return pytest.importorskip("events.audit.auditor",
+                               reason="events.audit.auditor (helper audit) not built")
 
 
 def _kinds(findings: Any) -> list[str]:

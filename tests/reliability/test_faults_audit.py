@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from events.audit import audit
-from events.codec import decode_many
+from events.audit.auditor import audit
+from events.contract.codec import decode_many
 from events.logs import open_log
 from tests.reliability import corpus
 from tests.reliability.helpers import floor, terminate, uth, uth_process, wait_until

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from events.logs import open_log
-from events.publisher import TablePublisher
+from events.logs.publisher import TablePublisher
 from tests.reliability.helpers import floor, terminate, uth_process, wait_until
 from tests.reliability.proxy import TcpProxy, proxied_broker
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from events.codec import Rejection, decode_line
+from events.contract.codec import Rejection, decode_line
 from events.logs import open_log
 from tests.reliability import corpus
 from tests.reliability.helpers import (

@@ -70,8 +70,8 @@ def _archive_counts(warehouse: Path) -> tuple[int, int]:
 def reference(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """What a complete load must hold, from the auditor run in-process over the same log
     (a clean ``uth load`` costs half a minute of Dagster start-up; the auditor, a second)."""
-    from events.audit import audit
-    from events.codec import decode_records
+    from events.audit.auditor import audit
+    from events.contract.codec import decode_records
 
     with open_log(url) as log:
         records = [(f"row {r.offset}", r.value) for b in log.read() for r in b]

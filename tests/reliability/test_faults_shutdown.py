@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from events.logs import open_log
-from events.publisher import TablePublisher
+from events.logs.publisher import TablePublisher
 from tests.reliability import corpus
 from tests.reliability.helpers import floor, terminate, uth, uth_process, wait_until
 
@@ -103,8 +103,8 @@ def test_sigterm_dashboards_stops_the_server_and_exits_0(tmp_path: Path) -> None
 
 def test_corpus_helper_streams_are_valid() -> None:
     """The fault tests' event streams are themselves clean (or the faults prove nothing)."""
-    from events.audit import audit
-    from events.codec import decode_many
+    from events.audit.auditor import audit
+    from events.contract.codec import decode_many
 
     lines = [corpus.encode(e) for e in floor(3, "check")]
     report = audit(decode_many(lines))
@@ -117,8 +117,8 @@ def test_sigterm_simulate_pace_finishes_the_hands_in_progress(
 ) -> None:
     """A paced floor (3 tables, a hand every 2 s each) stopped by SIGTERM mid-hand: exit 0,
     and the log holds whole hands only, each of which audits clean."""
-    from events.audit import audit
-    from events.codec import decode_many
+    from events.audit.auditor import audit
+    from events.contract.codec import decode_many
 
     sink = f"sqlite:///{tmp_path / 'floor.db'}"
     with uth_process("simulate", "--tables", "3", "--hands", "500", "--pace", "1800",

@@ -1,4 +1,4 @@
-"""Fuzzing events.codec.decode_line: whatever the bytes, it returns an event or a rejection
+"""Fuzzing events.contract.codec.decode_line: whatever the bytes, it returns an event or a rejection
 with a reason, never raises, and an accepted event is exactly what it says it is.
 
 Budget: the ``reliability`` Hypothesis profile in ``make test``, ``fuzz`` in ``make fuzz``.
@@ -13,8 +13,8 @@ import msgspec
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from events.codec import MAX_EVENT_BYTES, MAX_RAW_KEPT, Rejection, decode_line
-from events.schemas import EVENT_TYPES, encode_event
+from events.contract.codec import MAX_EVENT_BYTES, MAX_RAW_KEPT, Rejection, decode_line
+from events.contract.schemas import EVENT_TYPES, encode_event
 from tests.reliability import corpus
 from tests.reliability.budget import fuzz_budget
 

@@ -14,12 +14,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from events.audit import audit
-from events.audit_findings import FINDING_KINDS
-from events.cards import DECK
-from events.codec import Rejection, decode_line
-from events.evidence import evidence
-from events.replay import PARTIES, replay, visible
+from events.audit.auditor import audit
+from events.audit.evidence import evidence
+from events.audit.findings import FINDING_KINDS
+from events.contract.codec import Rejection, decode_line
+from events.game.cards import DECK
+from events.replay.fold import PARTIES, replay, visible
 from tests.reliability import corpus
 from tests.reliability.budget import fuzz_budget
 

@@ -14,10 +14,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from events.codec import Rejection, decode_many
+from events.contract.codec import Rejection, decode_many
+from events.contract.privacy import scrub
+from events.game.rulesets import UnknownRulesetError, load_ruleset
 from events.logs import open_log
-from events.privacy import scrub
-from events.rulesets import UnknownRulesetError, load_ruleset
 from pipeline.ingest.transforms import decode_lines
 from tests.reliability import corpus
 from tests.reliability.helpers import floor, load_in_process, uth, uth_env
@@ -81,10 +81,10 @@ def test_deep_nesting_is_one_dead_letter_not_a_crash(tmp_path: Path, ledger: Any
 def test_an_event_never_names_a_ruleset_file(tmp_path: Path, named: str, ledger: Any) -> None:
     """A TableOpened naming a file (a copy with other pays, or /proc/self/mem) is an
     unknown ruleset: its hands are not judged by that file's pays, nothing is opened."""
-    from events.audit import audit
+    from events.audit.auditor import audit
 
     house = tmp_path / "house.toml"
-    built_in = Path(__file__).parents[2] / "events" / "rulesets" / "charlevoix-2011.toml"
+    built_in = Path(__file__).parents[2] / "events" / "game" / "rulesets" / "charlevoix-2011.toml"
     house.write_text(built_in.read_text().replace('flush = "7:1"', 'flush = "70:1"'))
     name = named.format(path=house)
     with pytest.raises(UnknownRulesetError):

@@ -11,9 +11,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from events import privacy
-from events.codec import Rejection, decode_line
-from events.schemas import json_schema
+from events.contract import privacy
+from events.contract.codec import Rejection, decode_line
+from events.contract.schemas import json_schema
 from tests.reliability import corpus
 
 KEY = "test-pseudonym-key-0123456789abcdef"
@@ -53,7 +53,7 @@ def test_key_is_read_at_call_time_not_at_import(monkeypatch: pytest.MonkeyPatch)
 
     # importing without a key works, and the module keeps no key of its own
     env = {k: v for k, v in os.environ.items() if k != privacy.KEY_ENV}
-    code = ("import events.privacy as p; "
+    code = ("import events.contract.privacy as p; "
             "print(sorted(k for k, v in vars(p).items() if isinstance(v, (str, bytes)) "
             "and 'key' in k.lower()))")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -125,8 +125,8 @@ def test_contract_accepts_player_refs_and_checks_them() -> None:
     assert isinstance(decode_line(_started(player_refs={"1": 5}), 1), Rejection)
     schema = json.dumps(json_schema())
     assert '"player_ref"' in schema and '"player_refs"' in schema
-    committed = msgspec.json.decode(
-        (corpus.CORPUS_DIR.parents[2] / "events" / "event-contract.schema.json").read_bytes())
+    schema_file = corpus.CORPUS_DIR.parents[2] / "events" / "contract"
+    committed = msgspec.json.decode((schema_file / "event-contract.schema.json").read_bytes())
     assert committed == json.loads(schema)
 
 
@@ -135,7 +135,7 @@ def _bytes_on_disk(directory: Path) -> bytes:
 
 
 def test_publisher_stores_only_pseudonyms(tmp_path: Path, key: str) -> None:
-    from events.publisher import TablePublisher
+    from events.logs.publisher import TablePublisher
 
     stream = corpus.table("pub").events
     bets = [{**e, "payload": {**e["payload"], "player_ref": CLEAR}} if e["type"] == "BetPlaced"
@@ -152,7 +152,7 @@ def test_publisher_stores_only_pseudonyms(tmp_path: Path, key: str) -> None:
 def test_publisher_without_a_key_refuses_the_identifier(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from events.publisher import PublishError, TablePublisher
+    from events.logs.publisher import PublishError, TablePublisher
 
     monkeypatch.delenv(privacy.KEY_ENV, raising=False)
     stream = corpus.table("pub").events

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from events.audit import audit
-from events.codec import MAX_EVENT_BYTES, Rejection, decode_line, decode_many
+from events.audit.auditor import audit
+from events.contract.codec import MAX_EVENT_BYTES, Rejection, decode_line, decode_many
 from events.logs import LogError, open_log
 from events.logs.kafka import KafkaLog
 from events.logs.kafka_config import client_config, redact
@@ -291,7 +291,7 @@ def test_deep_nesting_within_the_size_limit_is_rejected_not_a_crash(depth: int) 
     data = corpus.encode(ev)[:-1] + b',"extra":' + nested + b"}"
     assert len(data) <= MAX_EVENT_BYTES
     # run in a child: a stack overflow would kill it, not the test run
-    code = ("import sys; from events.codec import decode_line; "
+    code = ("import sys; from events.contract.codec import decode_line; "
             "data = sys.stdin.buffer.read(); out = decode_line(data, 1); "
             "print(type(out).__name__)")
     done = subprocess.run([*uth_python(), "-c", code], input=data, capture_output=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from events.simulation import Floor, SimConfig
+from events.sim.simulation import Floor, SimConfig
 from tests.sim.handkit import Stream, read
 
 # every ruleset (so both dealing orders, two-deck shoes and online tables), all error kinds

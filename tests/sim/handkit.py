@@ -10,10 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from events.cards import card_index
-from events.evaluation import evaluate_hand, strength_of
-from events.rulesets import Ruleset, load_ruleset
-from events.schemas import (
+from events.contract.schemas import (
     BetPlaced,
     CardsDealt,
     CommunityRevealed,
@@ -29,13 +26,16 @@ from events.schemas import (
     TableOpened,
     decode_event,
 )
-from events.settlement import Wagers, settle
+from events.game.cards import card_index
+from events.game.evaluation import evaluate_hand, strength_of
+from events.game.rulesets import Ruleset, load_ruleset
+from events.game.settlement import Wagers, settle
 
 _CATEGORY_OF_STRENGTH: dict[int, int] = {}
 
 
 def value(cards: list[str]) -> tuple[int, int]:
-    """(strength, category) of a hand by the single-hand path of ``events.evaluation``."""
+    """(strength, category) of a hand by the single-hand path of ``events.game.evaluation``."""
     strength = strength_of([card_index(c) for c in cards])
     cat = _CATEGORY_OF_STRENGTH.get(strength)
     if cat is None:

@@ -1,4 +1,4 @@
-"""The auditor (``events.audit``) on simulated floors: no findings when every payout is
+"""The auditor (``events.audit.auditor``) on simulated floors: no findings when every payout is
 right, and exactly the injected mispays when some are wrong."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from events.schemas import decode_event
+from events.contract.schemas import decode_event
 from tests.sim.conftest import FLOOR
 from tests.sim.handkit import Stream
 
-audit = pytest.importorskip("events.audit").audit
+audit = pytest.importorskip("events.audit.auditor").audit
 
 
 def test_every_simulated_hand_replays_without_findings(floor_lines: list[bytes]) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from events.contract.schemas import HandEnded, HandStarted, HandVoided, TableClosed, decode_event
 from events.logs import open_log
-from events.schemas import HandEnded, HandStarted, HandVoided, TableClosed, decode_event
 from pipeline.cli import main
 
 ARGS = ["simulate", "--tables", "3", "--hands", "120", "--mispay-rate", "0.05",

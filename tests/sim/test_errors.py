@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from events.rulesets import known_rulesets, load_ruleset
-from events.schemas import DisputeResolved
-from events.sim_errors import MISPAY_KINDS, wrong_trips_table
-from events.simulation import Floor
+from events.contract.schemas import DisputeResolved
+from events.game.rulesets import known_rulesets, load_ruleset
+from events.sim.errors import MISPAY_KINDS, wrong_trips_table
+from events.sim.simulation import Floor
 from tests.sim.handkit import Stream, value
 
 Run = tuple[Stream, list[dict[str, Any]], list[bytes]]

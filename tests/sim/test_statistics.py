@@ -9,16 +9,16 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from events.cards import parse_cards
-from events.evaluation import category, evaluate7, seven_card_category_counts
-from events.schemas import CardsDealt, PlayerDecision, decode_event
-from events.simulation import Floor, SimConfig
-from events.strategy import (
+from events.contract.schemas import CardsDealt, PlayerDecision, decode_event
+from events.game.cards import parse_cards
+from events.game.evaluation import category, evaluate7, seven_card_category_counts
+from events.game.strategy import (
     flop_raise_batch,
     preflop_raise_batch,
     preflop_table,
     river_raise_batch,
 )
+from events.sim.simulation import Floor, SimConfig
 
 BASIC_ONLY = SimConfig(tables=3, hands=3000, seed=77, ruleset="charlevoix-2011",
                        profile_weights=(1.0, 0.0, 0.0, 0.0))

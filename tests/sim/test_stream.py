@@ -8,9 +8,7 @@ from collections import Counter
 
 import pytest
 
-from events.rules import SeatState, decide, place_bet
-from events.rulesets import TableLimits
-from events.schemas import (
+from events.contract.schemas import (
     BetPlaced,
     CardsDealt,
     ChipsPurchased,
@@ -27,7 +25,9 @@ from events.schemas import (
     decode_event,
     encode_event,
 )
-from events.simulation import Floor
+from events.game.rules import SeatState, decide, place_bet
+from events.game.rulesets import TableLimits
+from events.sim.simulation import Floor
 from tests.sim.conftest import FLOOR
 from tests.sim.handkit import Hand, Stream
 

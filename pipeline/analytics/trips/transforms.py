@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import duckdb
 
-from events.evaluation import CATEGORY_NAMES
+from events.game.evaluation import CATEGORY_NAMES
 from pipeline.analytics.common import PAYING_CATEGORIES, Z95, rebuild_pending
 
 _CATEGORIES = ", ".join(f"({c}, '{CATEGORY_NAMES[c]}')" for c in PAYING_CATEGORIES)

@@ -1,0 +1,159 @@
+"""Writing a floor: to a JSON Lines file or an event log, as fast as it takes it or in real
+time, with the injected mispays as a ground-truth sidecar."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from events.sim.config import SimConfig
+from events.sim.floor import Floor
+from events.sim.stream import Chunk
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a run wrote."""
+
+    tables: int
+    hands: int
+    events: int
+    mispays: int
+    seconds: float
+    stopped: bool
+
+
+class _FileSink:
+    """A JSON Lines file, rewritten: the chunks' text goes straight to it. It is flushed
+    and closed (an error there fails the run) but not fsynced: a simulated floor is not a
+    record to protect from power loss; the SQLite log is durable when that matters."""
+
+    def __init__(self, url: str, realtime: bool) -> None:
+        from events.logs.jsonl import path_from_url
+
+        path = path_from_url(url)
+        if path is None:
+            raise ValueError("the simulator cannot write to standard input")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh = open(path, "wb", buffering=1 << 20)  # noqa: SIM115 - closed in close()
+        self.realtime = realtime
+
+    def write(self, chunk: Chunk, lo: int, hi: int) -> None:
+        self.fh.writelines(chunk.texts[lo:hi])
+        if self.realtime:
+            self.fh.flush()
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+class _EventId(msgspec.Struct, frozen=True):
+    event_id: str
+
+
+_id_of = msgspec.json.Decoder(_EventId).decode
+
+
+class _LogSink:
+    """Any event log (SQLite, Kafka): records of (table_id, JSON bytes)."""
+
+    def __init__(self, url: str) -> None:
+        from events.logs import open_log
+
+        self.log = open_log(url)
+
+    def write(self, chunk: Chunk, lo: int, hi: int) -> None:
+        lines = chunk.lines(lo, hi)
+        # with their ids, so that a log that stores each event once (SQLite) does so: a
+        # second run of the same seed adds nothing
+        ids: list[str | None] = [_id_of(line).event_id for line in lines]
+        self.log.append(list(zip(chunk.keys(lo, hi), lines, strict=True)), ids)
+
+    def close(self) -> None:
+        self.log.close()
+
+
+def is_file_sink(url: str) -> bool:
+    return not url.startswith(("sqlite:", "kafka:"))
+
+
+def simulate(
+    config: SimConfig,
+    sink: str,
+    truth_path: str | Path | None = None,
+    *,
+    realtime: bool = False,
+    stop: Callable[[], bool] = lambda: False,
+    progress: Callable[[int], None] | None = None,
+) -> Summary:
+    """Write the floor's events to ``sink``: a JSON Lines file (rewritten) or an event log
+    URL (``sqlite:///...``, ``kafka://...``, appended to), and the injected mispays to
+    ``truth_path`` (JSON Lines).
+
+    With ``realtime`` each event is written when its time comes (the first one now);
+    ``stop()`` turning true finishes the hands in progress, closes the tables and returns.
+    ``progress(hands)`` is called with the count of hands written so far.
+    """
+    out: _FileSink | _LogSink = _FileSink(sink, realtime) if is_file_sink(sink) else \
+        _LogSink(sink)
+    floor = Floor(config, by_event=realtime)
+    started = time.monotonic()
+    anchor = (time.time(), min(s.opens_at for s in floor.specs))
+    events = hands = 0
+    stopped = False
+
+    def write(chunk: Chunk, lo: int, hi: int) -> None:
+        nonlocal events, hands
+        if hi > lo:
+            out.write(chunk, lo, hi)
+            floor.sent(chunk, lo, hi)
+            events += chunk.events(lo, hi)
+            hands += int(chunk.ends[lo:hi].sum())
+            if progress is not None:
+                progress(hands)
+
+    try:
+        for chunk in floor.chunks(min_events=256 if realtime else 20_000):
+            if realtime:
+                written, stopped = _pace(chunk, write, stop, anchor)
+            else:
+                write(chunk, 0, len(chunk))
+                written, stopped = len(chunk), stop()
+            if stopped:
+                rest = floor.finish(chunk, written)
+                write(rest, 0, len(rest))
+                break
+    finally:
+        out.close()
+    truth = floor.truth()
+    if truth_path is not None:
+        with open(truth_path, "w") as fh:
+            for row in [*truth, *floor.player_truth()]:
+                fh.write(json.dumps(row, sort_keys=True) + "\n")
+    return Summary(config.tables, hands, events, len(truth), time.monotonic() - started,
+                   stopped)
+
+
+def _pace(chunk: Chunk, write: Callable[[Chunk, int, int], None], stop: Callable[[], bool],
+          anchor: tuple[float, int]) -> tuple[int, bool]:
+    """Write the chunk's events as their times come; (events written, stopped)."""
+    wall0, sim0 = anchor
+    i, n = 0, len(chunk)
+    while i < n:
+        if stop():
+            return i, True
+        wait = wall0 + (int(chunk.times[i]) - sim0) / 1000.0 - time.time()
+        if wait > 0:
+            time.sleep(min(wait, 0.1))
+            continue
+        now_sim = sim0 + (time.time() - wall0) * 1000.0
+        j = max(i + 1, int(np.searchsorted(chunk.times, now_sim, "right")))
+        write(chunk, i, j)
+        i = j
+    return n, stop()

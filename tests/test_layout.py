@@ -1,0 +1,67 @@
+"""The layout of ``events/``: subpackages with small public APIs, a few top-level modules,
+pure modules that import no transport, warehouse, orchestrator or dashboard, and no
+package cycles in ``pipeline/``."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EVENTS = REPO / "events"
+# the transport adapters (events/logs/kafka*.py) are the only modules allowed these
+IMPURE = ("kafka", "duckdb", "dagster", "streamlit")
+
+
+def _modules(under: Path) -> list[str]:
+    return sorted(".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+                  for p in under.rglob("*.py"))
+
+
+def test_at_most_a_dozen_top_level_modules() -> None:
+    top = sorted(p.name for p in EVENTS.glob("*.py"))
+    assert len(top) <= 12, top
+    assert {p.name for p in EVENTS.iterdir() if (p / "__init__.py").exists()} >= {
+        "game", "contract", "replay", "audit", "sim", "logs", "ledger", "protection"}
+
+
+def test_pure_modules_import_no_transport_warehouse_orchestrator_or_dashboard() -> None:
+    pure = [m for m in _modules(EVENTS) if not m.startswith("events.logs.kafka")]
+    assert len(pure) > 50 and "events.audit.auditor" in pure
+    code = ("import importlib, sys\n"
+            f"for name in {pure!r}:\n"
+            "    importlib.import_module(name)\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({IMPURE!r})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=REPO).stdout.strip()
+    assert out == "[]", out
+
+
+def _package_imports() -> dict[str, set[str]]:
+    root = REPO / "pipeline"
+    packages = {p.name for p in root.iterdir() if (p / "__init__.py").exists()}
+    deps: dict[str, set[str]] = {p: set() for p in packages}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root).parts
+        if len(parts) < 2 or parts[0] not in packages:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pipeline."):
+                target = (node.module or "").split(".")[1]
+                if target in packages and target != parts[0]:
+                    deps[parts[0]].add(target)
+    return deps
+
+
+def test_no_package_cycles_in_pipeline() -> None:
+    deps = _package_imports()
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(d == goal or (d not in seen and reaches(d, goal, seen | {d}))
+                   for d in deps[start])
+
+    assert deps["audit"] and deps["ingest"]  # (the packages are seen importing)
+    cycles = sorted(p for p in deps if reaches(p, p, {p}))
+    assert not cycles, {p: sorted(deps[p]) for p in cycles}
