@@ -11,9 +11,12 @@ from dashboards.format import count, day, decimal, money
 
 st.title("Players")
 st.caption("A player is the pseudonym the table sent (never a name or card number) or a seat "
-           "session: one seat at one table over consecutive hands. Theo is the house edge of "
-           "what was wagered under basic strategy; the decisions' cost is what the player's "
-           "own choices gave up against basic strategy, valued with what the player could see.")
+           "session: one seat at one table over consecutive hands. Theo is the exact house "
+           "edge of what was wagered under the ruleset (the base game under computer-perfect "
+           "play, 2.1850% of the ante, plus the Trips table's exact edge); *unknown* when a "
+           "ruleset's blind table or multiples have no exact figure. The decisions' cost is "
+           "separate: what the player's own choices gave up against basic strategy, valued "
+           "with what the player could see. Actual win counts resolved disputes' adjustments.")
 
 with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as con:
     opts = player_queries.player_options(con)
@@ -33,6 +36,7 @@ if rows.empty:
     ui.empty_notice("rated players")
     st.stop()
 
+UNKNOWN = "unknown"  # a figure no exact edge gives: shown as such, never as 0
 currencies = set(rows["currency"].dropna())
 floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
 
@@ -40,15 +44,26 @@ floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
 def total(column: str) -> str:
     if floor_currency is None:
         return "several currencies"
-    return money(int(rows[column].sum()), floor_currency)
+    missing = int(rows[column].isna().sum())
+    shown = money(int(rows[column].dropna().sum()), floor_currency)
+    return f"{shown} + {count(missing)} unknown" if missing else shown
+
+
+def theo_column(df: pd.DataFrame, column: str) -> list[str]:
+    """Cents in each row's currency; "unknown" where no exact figure exists."""
+    return [money(v, c) if ui.known(v) else UNKNOWN
+            for v, c in zip(df[column], df["currency"], strict=True)]
+
 
 
 ui.metric_row([
     ("Players", count(len(rows)), None),
     ("Hands", count(int(rows["hands"].sum())), None),
     ("Handle", total("handle"), "Every wager: ante, blind, play, Trips"),
-    ("Theoretical win", total("theo_win"), "House edge of the wagers under basic strategy"),
-    ("Actual win", total("actual_win"), "The house's settled result"),
+    ("Theoretical win", total("theo_win"),
+     "Exact house edge of the wagers under the ruleset; unknown players aside"),
+    ("Actual win", total("actual_win"),
+     "The house's settled result, resolved disputes' adjustments included"),
     ("Flagged players", count(int(rows["flagged"].fillna(False).sum())),
      "Decisions that depend on the dealer's hidden cards"),
 ])
@@ -67,10 +82,11 @@ ui.table("players-1", ui.highlight_rows(pd.DataFrame({
     "Average ante": ui.money_column(rows, "avg_ante"),
     "Average wager": ui.money_column(rows, "avg_wager"),
     "Handle": ui.money_column(rows, "handle"),
-    "Theo win": ui.money_column(rows, "theo_win"),
-    "Decisions' cost": ui.money_column(rows, "decision_cost"),
+    "Theo win": theo_column(rows, "theo_win"),
+    "Decisions' cost": theo_column(rows, "decision_cost"),
+    "Dispute adjustments": ui.money_column(rows, "dispute_adjustment"),
     "Actual win": ui.money_column(rows, "actual_win"),
-    "Actual − theo": ui.money_column(rows, "win_minus_theo"),
+    "Actual − theo": theo_column(rows, "win_minus_theo"),
     "Protection score": [decimal(v, 2) for v in rows["score"]],
 }), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
 
@@ -84,9 +100,13 @@ with st.expander("Rating slips by gaming day"):
         "Average ante": ui.money_column(daily, "avg_ante"),
         "Average wager": ui.money_column(daily, "avg_wager"),
         "Handle": ui.money_column(daily, "handle"),
-        "Theo win": ui.money_column(daily, "theo_win"),
-        "Decisions' cost": ui.money_column(daily, "decision_cost"),
+        "Theo base game": theo_column(daily, "theo_base"),
+        "Theo Trips": theo_column(daily, "theo_trips"),
+        "Theo win": theo_column(daily, "theo_win"),
+        "Decisions' cost": theo_column(daily, "decision_cost"),
+        "Dispute adjustments": ui.money_column(daily, "dispute_adjustment"),
         "Actual win": ui.money_column(daily, "actual_win"),
+        "Actual − theo": theo_column(daily, "win_minus_theo"),
     }), hide_index=True, width="stretch")
 
 st.header("Game protection")

@@ -120,7 +120,8 @@ def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
         return out
 
     return Gains(spread(part.both), spread(part.var_both), spread(part.one_a),
-                 spread(part.one_b), spread(part.var_one), part.legal_value)
+                 spread(part.one_b), spread(part.var_one), part.legal_value,
+                 part.legal_max)
 
 
 def _z(g: FloatArray, v: FloatArray) -> float:

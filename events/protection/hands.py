@@ -3,7 +3,9 @@
 Only what a rating slip and the protection statistic need: who sat where, the wagers, the
 cards (hole, dealer, board in deal order), the decisions and the settled result. A hand is
 kept when it ended (``HandEnded``); a voided hand returns every wager and is left out, as
-is a seat whose cards or decisions the events do not show whole.
+is a seat whose cards or decisions the events do not show whole. A resolved dispute's
+adjustment (``DisputeResolved``, which may come long after the hand) is kept with the seat's
+hand, whatever the order it arrives in; a redelivered copy (same ``event_id``) counts once.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from events.cards import DECK, card_index
 from events.schemas import (
     BetPlaced,
     CardsDealt,
+    DisputeResolved,
     HandEnded,
     HandStarted,
     HandVoided,
@@ -68,6 +71,7 @@ class SeatHands:
     trips: IntArray
     play: IntArray
     result: IntArray  # net of every spot, cents
+    adjustment: IntArray  # resolved disputes: paid to (+) or taken from (-) the player, cents
     hole: IntArray  # (H, 2)
     dealer: IntArray  # (H, 2)
     board: IntArray  # (H, 5)
@@ -92,6 +96,8 @@ class HandFolder:
         self._rulesets: dict[str, str] = {}
         self._ordinals: dict[str, int] = {}
         self._rows: list[tuple[_Hand, int, str]] = []  # (hand, seat, ended_at)
+        self._adjusted: dict[tuple[str, str, int], int] = {}  # (table, hand, seat): cents
+        self._disputes_seen: set[str] = set()  # DisputeResolved event ids
 
     def feed(self, events: Iterable[object]) -> None:
         for ev in events:
@@ -102,6 +108,13 @@ class HandFolder:
                 continue
             hand_id = getattr(ev, "hand_id", None)
             if hand_id is None:
+                continue
+            if kind is DisputeResolved:
+                assert isinstance(ev, DisputeResolved)
+                if ev.event_id not in self._disputes_seen:
+                    self._disputes_seen.add(ev.event_id)
+                    key = (ev.table_id, hand_id, ev.payload.seat)
+                    self._adjusted[key] = self._adjusted.get(key, 0) + ev.payload.adjustment
                 continue
             if kind is HandStarted:
                 assert isinstance(ev, HandStarted)
@@ -196,6 +209,7 @@ class HandFolder:
             trips=col(h.bets[s].get("trips", 0) for h, s, _ in rows),
             play=col(h.play.get(s, 0) for h, s, _ in rows),
             result=col(h.result.get(s, 0) for h, s, _ in rows),
+            adjustment=col(self._adjusted.get((h.table_id, h.hand_id, s), 0) for h, s, _ in rows),
             hole=hole, dealer=dealer, board=board, cards_known=complete,
             dec_hand=dec_hand[keep],
             dec_street=np.array(ds, dtype=np.int64)[keep],

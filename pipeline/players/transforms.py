@@ -18,7 +18,13 @@ import duckdb
 from pipeline.warehouse import CONFLICT_LOSERS, META
 
 BATCH = 20_000
-BUILT_FROM = "players_built_from_events"
+RATING_COLUMNS = ("player", "gaming_day", "table_id", "hands", "hours", "avg_ante",
+                  "avg_wager", "handle", "theo_base", "theo_trips", "theo_win",
+                  "decision_cost", "dispute_adjustment", "actual_win", "win_minus_theo",
+                  "protection_score", "flagged")
+# versioned: a warehouse built before the theo's two parts and the disputes' adjustments
+# is rebuilt on its next load
+BUILT_FROM = "players_built_from_events_v2"
 _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
     'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
     'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""
@@ -33,18 +39,12 @@ def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
         yield decode_many([r[0].encode() for r in rows])
 
 
-def _edges(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[float, float]]:
-    from pipeline.analytics.common import ensure_theory
-
-    ensure_theory(con)
-    return {r[0]: (float(r[1]), float(r[2])) for r in con.execute(
-        "SELECT ruleset, base_edge_per_ante, trips_edge FROM ruleset_theory").fetchall()}
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]]) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
+            columns: tuple[str, ...] = ()) -> None:
     if rows:
         marks = ", ".join("?" * len(rows[0]))
-        con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+        names = f" ({', '.join(columns)})" if columns else ""
+        con.executemany(f"INSERT INTO {table}{names} VALUES ({marks})", rows)
 
 
 def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
@@ -59,15 +59,16 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     if not force and built and int(built[0][0]) == events:
         return {}
     report = protect(_batches(con))
-    slips = rating_slips(report.seat_hands, report.gains, report.players, _edges(con),
-                         day_start_minutes)
+    slips = rating_slips(report.seat_hands, report.gains, report.players,
+                         day_start_minutes=day_start_minutes)
     scores = {a.player: (a.score, a.flagged) for a in report.assessments}
     con.execute("DELETE FROM player_ratings")
     _insert(con, "player_ratings", [
         [s.player, s.gaming_day, s.table_id, s.hands, s.seconds / 3600.0, s.avg_ante,
-         s.avg_wager, s.handle, s.theo_win, s.decision_cost, s.actual_win, s.win_minus_theo,
-         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1], None]
-        for s in slips])
+         s.avg_wager, s.handle, s.theo_base, s.theo_trips, s.theo_win, s.decision_cost,
+         s.dispute_adjustment, s.actual_win, s.win_minus_theo,
+         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1]]
+        for s in slips], RATING_COLUMNS)
     con.execute("""UPDATE player_ratings r SET currency = c.currency
         FROM (SELECT table_id, any_value(currency) AS currency FROM hands GROUP BY table_id) c
         WHERE c.table_id = r.table_id""")

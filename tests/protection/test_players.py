@@ -22,7 +22,7 @@ def _seat_hands(rows: list[tuple[str, int, int, str | None]]) -> SeatHands:
         dealer_id=["D1"] * n, ruleset=["charlevoix-2011"] * n,
         player_ref=[r[3] for r in rows], seat=np.array([r[1] for r in rows]),
         ordinal=np.array([r[2] for r in rows]), started_ms=z, ended_ms=z, ante=z, blind=z,
-        trips=z, play=z, result=z, hole=np.zeros((n, 2), np.int64),
+        trips=z, play=z, result=z, adjustment=z, hole=np.zeros((n, 2), np.int64),
         dealer=np.zeros((n, 2), np.int64), board=np.zeros((n, 5), np.int64),
         cards_known=np.zeros(n, np.bool_), dec_hand=z[:0], dec_street=z[:0],
         dec_multiple=z[:0])
