@@ -80,3 +80,9 @@ def alert_dealers(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                    AS gain_share
         FROM player_alert_dealers GROUP BY dealer_id
         ORDER BY gain_antes DESC, dealer_id""")
+
+
+def dealer_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The dealers flagged on their own statistic, strongest first."""
+    return _df(con, """SELECT dealer_id, tables, hands, score, pattern, contrast, gain_antes,
+               evidence, players FROM dealer_alerts ORDER BY score DESC, dealer_id""")

@@ -95,6 +95,11 @@ TABLES: dict[str, str] = {
         evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR""",
     "player_alert_dealers": """
         player VARCHAR, dealer_id VARCHAR, hands BIGINT, gain_antes DOUBLE, z DOUBLE""",
+    # dealers flagged on their own statistic (events.protection.dealers)
+    "dealer_alerts": """
+        dealer_id VARCHAR, tables VARCHAR, hands BIGINT, seat_hands BIGINT, score DOUBLE,
+        z_both DOUBLE, z_first DOUBLE, z_second DOUBLE, contrast DOUBLE, pattern VARCHAR,
+        gain_antes DOUBLE, evidence VARCHAR, players VARCHAR""",
     "load_positions": """
         source VARCHAR PRIMARY KEY, position VARCHAR, events_loaded BIGINT,
         updated_at TIMESTAMP""",

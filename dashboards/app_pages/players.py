@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -18,7 +20,8 @@ st.caption("A player is the pseudonym the table sent (never a name or card numbe
            "separate: what the player's own choices gave up against basic strategy, valued "
            "with what the player could see. Actual win counts resolved disputes' adjustments.")
 
-with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as con:
+with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers",
+                  "dealer_alerts") as con:
     opts = player_queries.player_options(con)
     if opts.first_day is None:
         ui.empty_notice("rated players")
@@ -31,6 +34,7 @@ with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as 
     alerts = player_queries.alerts(con)
     evidence = player_queries.evidence(con)
     dealers = player_queries.alert_dealers(con)
+    dealer_flags = player_queries.dealer_alerts(con)
 
 if rows.empty:
     ui.empty_notice("rated players")
@@ -53,7 +57,6 @@ def theo_column(df: pd.DataFrame, column: str) -> list[str]:
     """Cents in each row's currency; "unknown" where no exact figure exists."""
     return [money(v, c) if ui.known(v) else UNKNOWN
             for v, c in zip(df[column], df["currency"], strict=True)]
-
 
 
 ui.metric_row([
@@ -109,9 +112,35 @@ with st.expander("Rating slips by gaming day"):
         "Actual − theo": theo_column(daily, "win_minus_theo"),
     }), hide_index=True, width="stretch")
 
+def dealers_flagged() -> None:
+    """The dealers flagged on their own statistic (after the players' alerts, or alone)."""
+    if dealer_flags.empty:
+        return
+    st.subheader("Dealers flagged")
+    st.caption("A dealer whose hands host players who gain from the dealer's hidden cards, "
+               "on the dealer's own statistic (everyone at the dealer's hands, and each "
+               "player there): flagged from 3.72, a false alarm for at most 1 dealer in "
+               "10,000 whose players are honest. Flashes: the gain is this dealer's (against "
+               "the same players' or tables' other dealers); hosts hole-carders: the players "
+               "gain whoever deals.")
+    ui.table("players-6", pd.DataFrame({
+        "Dealer": dealer_flags["dealer_id"],
+        "Tables": dealer_flags["tables"],
+        "Hands": [count(v) for v in dealer_flags["hands"]],
+        "Score": [decimal(v, 1) for v in dealer_flags["score"]],
+        "Pattern": dealer_flags["pattern"],
+        "Against the other dealers": [decimal(v, 1) for v in dealer_flags["contrast"]],
+        "Hidden-card gain (antes)": [decimal(v, 1) for v in dealer_flags["gain_antes"]],
+        "Players": [", ".join(p["player"] for p in json.loads(v))
+                    for v in dealer_flags["players"]],
+        "Evidence hands": [", ".join(json.loads(v)) for v in dealer_flags["evidence"]],
+    }), hide_index=True, width="stretch")
+
+
 st.header("Game protection")
 if alerts.empty:
     st.success("No player's decisions depend on the dealer's hidden cards: nobody flagged.")
+    dealers_flagged()
     st.stop()
 st.caption("Each decision is valued with the dealer's actual cards and with cards the player "
            "could not tell apart: honest play gains nothing from them on average; these "
@@ -167,3 +196,4 @@ st.altair_chart(alt.Chart(dealers).mark_bar().encode(
     tooltip=["dealer_id:N", "flagged_players:Q", "hands:Q",
              alt.Tooltip("gain_antes:Q", format=".1f"), alt.Tooltip("max_z:Q", format=".1f")]),
     width="stretch")
+dealers_flagged()

@@ -32,8 +32,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import numpy.typing as npt
@@ -132,11 +133,14 @@ def decision_costs(sh: SeatHands, gains: Gains) -> FloatArray:
     return out
 
 
-def gaming_days(started_ms: npt.NDArray[np.int64], day_start_minutes: int) -> list[str]:
-    """The gaming day (ISO date) of each time: the date of the time minus the day start."""
+def gaming_days(started_ms: npt.NDArray[np.int64], day_start_minutes: int,
+                zone: str = "UTC") -> list[str]:
+    """The gaming day (ISO date) of each time, as the warehouse counts it: the local date
+    (in ``zone``) of the time ``day_start_minutes`` of local time earlier."""
     shift = timedelta(minutes=day_start_minutes)
-    return [(datetime.fromtimestamp(ms / 1000, UTC) - shift).date().isoformat()
-            for ms in started_ms.tolist()]
+    where = ZoneInfo(zone)
+    return [(datetime.fromtimestamp(ms / 1000, where).replace(tzinfo=None) - shift)
+            .date().isoformat() for ms in started_ms.tolist()]
 
 
 def _theo(amounts: npt.NDArray[np.int64], edges: list[Fraction | None]) -> int | None:
@@ -156,16 +160,16 @@ def _theo(amounts: npt.NDArray[np.int64], edges: list[Fraction | None]) -> int |
 
 
 def rating_slips(sh: SeatHands, gains: Gains, players: list[str],
-                 edges: dict[str, Edges] | None = None, day_start_minutes: int = 360
-                 ) -> list[RatingSlip]:
-    """Slips per (player, gaming day); ``edges`` per ruleset (default
+                 edges: dict[str, Edges] | None = None, day_start_minutes: int = 360,
+                 zone: str = "UTC") -> list[RatingSlip]:
+    """Slips per (player, gaming day in ``zone``); ``edges`` per ruleset (default
     :func:`ruleset_edges` of the seat-hands' rulesets)."""
     if edges is None:
         edges = ruleset_edges(sh.ruleset)
     unknown = Edges(None, None)
     base_edge = [edges.get(r, unknown).base for r in sh.ruleset]
     trips_edge = [edges.get(r, unknown).trips for r in sh.ruleset]
-    days = gaming_days(sh.started_ms, day_start_minutes)
+    days = gaming_days(sh.started_ms, day_start_minutes, zone)
     cost = decision_costs(sh, gains)
     wager = sh.ante + sh.blind + sh.play + sh.trips
     groups: dict[tuple[str, str], list[int]] = {}

@@ -1,5 +1,6 @@
-"""``player_ratings``, ``player_alerts`` and ``player_alert_dealers`` rebuilt from the
-warehouse's events by ``events.protection`` (the same analysis as ``uth protect``).
+"""``player_ratings``, ``player_alerts``, ``player_alert_dealers`` and ``dealer_alerts``
+rebuilt from the warehouse's events by ``events.protection`` (the same analysis as ``uth
+protect``).
 
 A player's score is a statistic over all their hands, so the tables are rebuilt whole; a
 load that brought no new events leaves them as they are (the event count they were built
@@ -51,6 +52,7 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
                    force: bool = False) -> dict[str, int]:
     """Rebuild the player tables when the warehouse holds events they were not built
     from; counts of rows written (empty when nothing changed)."""
+    from events.localtime import zone_name
     from events.protection.ratings import rating_slips
     from events.protection.report import protect
 
@@ -60,7 +62,7 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
         return {}
     report = protect(_batches(con))
     slips = rating_slips(report.seat_hands, report.gains, report.players,
-                         day_start_minutes=day_start_minutes)
+                         day_start_minutes=day_start_minutes, zone=zone_name())
     scores = {a.player: (a.score, a.flagged) for a in report.assessments}
     con.execute("DELETE FROM player_ratings")
     _insert(con, "player_ratings", [
@@ -82,7 +84,14 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
                    for d in a.dealers]
     _insert(con, "player_alert_dealers", dealer_rows)
+    dealers = [d for d in report.dealer_alerts if d.flagged]
+    con.execute("DELETE FROM dealer_alerts")
+    _insert(con, "dealer_alerts", [
+        [d.dealer_id, ",".join(d.tables), d.hands, d.seat_hands, d.score, *d.z, d.contrast,
+         d.pattern, d.gain, json.dumps(list(d.evidence)),
+         json.dumps([{"player": p, "gain_antes": round(g, 2)} for p, g in d.players])]
+        for d in dealers])
     con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
     con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, str(events)])
     return {"player_ratings": len(slips), "player_alerts": len(flagged),
-            "player_alert_dealers": len(dealer_rows)}
+            "player_alert_dealers": len(dealer_rows), "dealer_alerts": len(dealers)}

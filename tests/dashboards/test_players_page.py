@@ -65,6 +65,11 @@ def test_protection_section(app, handmade_warehouse: Path) -> None:  # type: ign
     assert list(evidence["Dealer"]) == ["D1", "D1"]  # from the hands table
     assert list(dealers["Dealer"]) == ["D1", "D2"]
     assert list(dealers["Share of the gain"]) == ["84%", "16%"]  # 80 / 95.5, 15.5 / 95.5
+    flagged_dealers = at.dataframe[5].value  # flagged on their own statistic, last
+    assert list(flagged_dealers["Dealer"]) == ["D1"]
+    assert list(flagged_dealers["Pattern"]) == ["flashes"]
+    assert list(flagged_dealers["Players"]) == [HOLE_CARDER]
+    assert list(flagged_dealers["Evidence hands"]) == ["H1, H2"]
     at.selectbox(key="players_open").set_value(f"H2|{HOLE_CARDER}").run()
     at.button(key="players_go").click().run()
     no_failure(at)

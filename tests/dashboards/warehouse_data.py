@@ -56,6 +56,9 @@ CREATE TABLE player_alerts(player VARCHAR, table_id VARCHAR, seats VARCHAR, hand
   gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR);
 CREATE TABLE player_alert_dealers(player VARCHAR, dealer_id VARCHAR, hands BIGINT,
   gain_antes DOUBLE, z DOUBLE);
+CREATE TABLE dealer_alerts(dealer_id VARCHAR, tables VARCHAR, hands BIGINT,
+  seat_hands BIGINT, score DOUBLE, z_both DOUBLE, z_first DOUBLE, z_second DOUBLE,
+  contrast DOUBLE, pattern VARCHAR, gain_antes DOUBLE, evidence VARCHAR, players VARCHAR);
 """
 
 D27, D28, D29 = date(2026, 11, 27), date(2026, 11, 28), date(2026, 11, 29)
@@ -176,6 +179,8 @@ RATINGS = [
 ]
 ALERTS = [(HOLE_CARDER, "T1", "2", 200, 350, 6.2, 6.2, 3.0, "hole-card-both", 95.5,
            '["H1", "H2"]', "D1", "D1")]
+DEALER_ALERTS = [("D1", "T1", 150, 600, 5.1, 4.8, 2.0, 1.1, 3.9, "flashes", 80.0,
+                  '["H1", "H2"]', json.dumps([{"player": HOLE_CARDER, "gain_antes": 80.0}]))]
 ALERT_DEALERS = [(HOLE_CARDER, "D1", 150, 80.0, 6.0), (HOLE_CARDER, "D2", 50, 15.5, 2.1)]
 
 
@@ -227,6 +232,8 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
          "USD", *r[13:]) for r in RATINGS])
     con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 13) + ")", ALERTS)
     con.executemany("INSERT INTO player_alert_dealers VALUES (?,?,?,?,?)", ALERT_DEALERS)
+    con.executemany("INSERT INTO dealer_alerts VALUES (" + ",".join("?" * 13) + ")",
+                    DEALER_ALERTS)
 
 
 def build(path: Path, rows: bool = True) -> Path:

@@ -214,3 +214,15 @@ def test_each_deviation_is_valued_by_its_ev_difference() -> None:
     legal_max = np.array([1.2, 1.2, -0.3, 1.0])
     cost = decision_costs(sh, Gains(z, z, z, z, z, legal, legal_max))
     assert cost.tolist() == pytest.approx([300.0, 1_200.0, 300.0, 0.0])
+
+
+def test_the_gaming_day_is_counted_in_the_casinos_zone() -> None:
+    """08:00 UTC on 29 November is 03:00 in Toronto: before a 06:00 day start there, so the
+    hand belongs to the 28th's gaming day; in UTC to the 29th's (the warehouse's rule)."""
+    from datetime import UTC, datetime
+
+    from events.protection.ratings import gaming_days
+
+    ms = np.array([int(datetime(2026, 11, 29, 8, tzinfo=UTC).timestamp() * 1000)])
+    assert gaming_days(ms, 360) == ["2026-11-29"]
+    assert gaming_days(ms, 360, "America/Toronto") == ["2026-11-28"]
