@@ -140,13 +140,13 @@ def _dealers_summary(report: Any, out: IO[str]) -> None:
     out.write(f"\nDealers assessed on their own: {len(report.dealer_alerts):,}, "
               f"{len(flagged):,} flagged (score >= {THRESHOLD:.2f}; false-alarm rate at most "
               f"1e-04 per dealer whose players are honest).\n")
-    for d in flagged:
-        out.write("  " + _dealer_line(d) + "\n")
+    for d in flagged:  # the heading says they are flagged: no mark (players' lines have it)
+        out.write("  " + _dealer_line(d, marked=False) + "\n")
 
 
-def _dealer_line(d: Any) -> str:
-    mark = "FLAGGED" if d.flagged else "-"
-    line = (f"{mark:<7} {_shown(d.dealer_id):<10} tables {_shown(','.join(d.tables)):<12} "
+def _dealer_line(d: Any, marked: bool = True) -> str:
+    mark = f"{'FLAGGED' if d.flagged else '-':<7} " if marked else ""
+    line = (f"{mark}{_shown(d.dealer_id):<10} tables {_shown(','.join(d.tables)):<12} "
             f"hands {d.hands:>5} score {d.score:>6.2f}")
     if d.flagged:
         who = ", ".join(f"{_shown(p)} {g:+.1f}" for p, g in d.players)

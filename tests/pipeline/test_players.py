@@ -63,3 +63,53 @@ def test_a_load_without_new_events_keeps_the_tables(loaded: Path) -> None:
     assert main(["load", "--source", f"sqlite:///{loaded.parent / 'events.db'}",
                  "--warehouse", str(loaded), "-q"]) == 0
     assert query(loaded, "SELECT * FROM player_alerts") == before
+
+
+def test_the_hole_carders_dealers_are_alerted_as_hosts(loaded: Path) -> None:
+    """The hole-carder sees with every dealer: the dealers flagged are their table's, as
+    hosts, not as dealers who flash."""
+    rows = query(loaded, "SELECT dealer_id, tables, pattern, score FROM dealer_alerts")
+    assert rows and all(t == "T01" and p == "hosts-hole-carders" and s >= 3.72
+                        for _, t, p, s in rows)
+
+
+def test_theo_is_exact_and_disputes_count_in_the_actual_win(tmp_path: Path) -> None:
+    """Per slip the base theo is the antes x 2.1850% rounded once, the Trips theo the Trips
+    wagers x the exact edge; the actual win is the settled result less what resolved
+    disputes paid the player, all of it."""
+    from fractions import Fraction
+
+    from events.protection.ratings import cents
+    from events.rulesets import load_ruleset
+    from events.theory import trips_theory
+
+    log = f"sqlite:///{tmp_path / 'events.db'}"
+    simulate(SimConfig(tables=1, hands=200, seed=3, ruleset="charlevoix-2011",
+                       roster=("basic", "random"), mispay_rate=0.05, dispute_rate=0.05),
+             log, tmp_path / "truth.jsonl")
+    wh = tmp_path / "w.duckdb"
+    assert main(["load", "--source", log, "--warehouse", str(wh), "-q"]) == 0
+    (adjusted,), = query(wh, """SELECT sum(CAST(payload->>'adjustment' AS BIGINT))
+        FROM events WHERE type = 'DisputeResolved'""")
+    assert adjusted  # the simulator's disputes paid (or took back) something
+    (paid,), = query(wh, """SELECT sum(CAST(payload->>'amount' AS BIGINT)) FROM events
+        WHERE type = 'PayoutRecorded'""")
+    # the audit books an adjustment in the seat's recorded result: the house win agrees
+    (house,), = query(wh, """SELECT -sum(recorded_result) FROM wagers JOIN hands
+        USING (hand_id) WHERE status = 'settled'""")
+    (actual, adjustments), = query(wh, """SELECT sum(actual_win), sum(dispute_adjustment)
+        FROM player_ratings""")
+    assert adjustments == adjusted and actual == -paid - adjusted == house
+    trips_edge = -trips_theory(load_ruleset("charlevoix-2011")).expected_value
+    slips = query(wh, """SELECT r.player, r.theo_base, r.theo_trips, r.theo_win,
+        sum(w.amount) FILTER (WHERE w.spot = 'ante'),
+        coalesce(sum(w.amount) FILTER (WHERE w.spot = 'trips'), 0)
+        FROM player_ratings r JOIN hands h ON h.table_id = r.table_id
+            AND h.gaming_day = r.gaming_day AND h.status = 'settled'
+        JOIN wagers w ON w.hand_id = h.hand_id
+            AND w.seat = CAST(split_part(r.player, 'seat-', 2)[1:1] AS INTEGER)
+        GROUP BY ALL""")
+    assert len(slips) == 2
+    for _, base, trips, theo, antes, trips_staked in slips:
+        assert base == cents(Fraction(antes) * Fraction(21850, 1_000_000))
+        assert trips == cents(trips_staked * trips_edge) and theo == base + trips

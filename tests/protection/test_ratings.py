@@ -226,3 +226,32 @@ def test_the_gaming_day_is_counted_in_the_casinos_zone() -> None:
     ms = np.array([int(datetime(2026, 11, 29, 8, tzinfo=UTC).timestamp() * 1000)])
     assert gaming_days(ms, 360) == ["2026-11-29"]
     assert gaming_days(ms, 360, "America/Toronto") == ["2026-11-28"]
+
+
+def test_uth_protect_ratings_says_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: Any) -> None:
+    """A floor dealt under a casino's own blind table: ``uth protect --ratings`` gives no
+    base theo (null in JSON, "unknown" in text), the Trips theo still; the shipped ruleset's
+    slips have both."""
+    import json
+
+    from pipeline.cli import main
+
+    (tmp_path / "my-casino.toml").write_text(CUSTOM_TOML)
+    monkeypatch.setenv("UTH_RULESETS_DIR", str(tmp_path))
+    custom, _ = write_floor(tmp_path / "a", 1, 60, ("basic", "loose"), seed=2,
+                            ruleset="my-casino")
+    shipped, _ = write_floor(tmp_path / "b", 1, 60, ("basic", "loose"), seed=2,
+                             ruleset="cardroom")
+    assert main(["protect", "--source", str(custom), "--ratings", "--json"]) == 0
+    slips = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(slips) == 2
+    assert all(s["theo_base"] is None and s["theo_win"] is None and s["decision_cost"] is None
+               and s["win_minus_theo"] is None and s["theo_trips"] is not None for s in slips)
+    assert main(["protect", "--source", str(custom), "--ratings"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("theo    unknown (base unknown, trips ") == 2
+    assert main(["protect", "--source", str(shipped), "--ratings", "--json"]) == 0
+    slips = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert all(s["theo_win"] == s["theo_base"] + s["theo_trips"] and s["theo_base"] > 0
+               for s in slips)
