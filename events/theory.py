@@ -250,6 +250,7 @@ def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1
     """Everything ``uth theory --json`` prints, as plain JSON values (fractions as floats);
     ``progress`` as for :func:`base_game_monte_carlo`."""
     trips = trips_theory(ruleset)
+    exact = exact_base_edge(ruleset)
     report: dict[str, Any] = {
         "ruleset": ruleset.name,
         "title": ruleset.title,
@@ -266,7 +267,11 @@ def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1
         } for c in sorted(ruleset.trips_table, reverse=True)},
         "category_counts": dict(zip(CATEGORY_KEYS, trips.counts, strict=True)),
         "published": {"base_house_edge_per_ante_optimal": PUBLISHED_OPTIMAL_EDGE,
-                      "base_house_edge_per_ante_practical": PUBLISHED_PRACTICAL_EDGE},
+                      "base_house_edge_per_ante_practical": PUBLISHED_PRACTICAL_EDGE,
+                      # for this ruleset's blind table and multiples: None when the
+                      # figures above (the shipped table's) do not apply
+                      "base_house_edge_per_ante_exact": None if exact is None
+                      else float(exact)},
     }
     if deals > 0:
         est = base_game_monte_carlo(ruleset, deals, seed, progress=progress)
