@@ -16,11 +16,11 @@
 - ``decision_cost``: separately, what the player's own decisions cost against basic
   strategy (``events.strategy``): at each decision where the two differ (raise against
   check or fold, or a 3x raise where basic strategy raises 4x), the expected value given
-  up, valued with the player's legal information by the same Monte Carlo as the protection
-  statistic (``scoring.Gains.legal_value`` and ``legal_max``), times the ante, in cents
-  (rounded once per slip); positive when the player's choices lose more than basic
-  strategy would. ``None`` when a hand's ruleset has another base game (the values assume
-  the shipped blind table and multiples);
+  up, valued with the player's legal information by the protection statistic's machinery
+  (``values``, ``scoring``; after a check, basic strategy's own continuation), times the
+  ante, in cents (rounded once per slip): a hand's costs add up to its EV gap to basic
+  strategy. ``None`` when a hand's ruleset has another base game (the values assume the
+  shipped blind table and multiples);
 - ``dispute_adjustment``: what resolved disputes of the slip's hands paid to (+) or took
   from (-) the player, counted in ``actual_win``: the house's settled result against the
   player minus those adjustments; ``win_minus_theo`` = actual_win - (theo_win +
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
 from zoneinfo import ZoneInfo
@@ -40,13 +40,16 @@ import numpy as np
 import numpy.typing as npt
 
 from events.protection.hands import SeatHands
-from events.protection.scoring import Gains
+from events.protection.scoring import CHUNK, COMPLETIONS, NULL_HOLDINGS, Gains, null_holdings
+from events.protection.values import MAX_MULTIPLE, VISIBLE, completions, value_both
 from events.rulesets import RulesetError, load_ruleset
 from events.strategy import flop_raise_batch, preflop_raise_batch, river_raise_batch
 from events.theory import exact_base_edge, trips_theory
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 HALF = Fraction(1, 2)
+SEED = 2222  # the decisions' cost's own Monte Carlo draws: the same events, the same slips
 
 
 @dataclass(frozen=True)
@@ -105,10 +108,9 @@ class RatingSlip:
         return self.actual_win - (theo + self.decision_cost)
 
 
-def decision_costs(sh: SeatHands, gains: Gains) -> FloatArray:
-    """Per seat-hand, in cents: the legal-information value the player's decisions gave up
-    against basic strategy (whose raises are the street's largest: 4x, 2x, 1x)."""
-    h, st, m = sh.dec_hand, sh.dec_street, sh.dec_multiple
+def basic_raises(sh: SeatHands) -> npt.NDArray[np.bool_]:
+    """Per decision: does basic strategy raise there (its raises are 4x, 2x, 1x)?"""
+    h, st = sh.dec_hand, sh.dec_street
     basic = np.zeros(len(h), dtype=np.bool_)
     for street in range(3):
         rows = np.flatnonzero(st == street)
@@ -121,12 +123,56 @@ def decision_costs(sh: SeatHands, gains: Gains) -> FloatArray:
             basic[rows] = flop_raise_batch(hole, board[:, :3])
         else:
             basic[rows] = river_raise_batch(hole, board)
+    return basic
+
+
+def basic_continuation_values(sh: SeatHands, decisions: IntArray, rng: np.random.Generator
+                              ) -> FloatArray:
+    """E[V(raise) - V(check, then basic strategy) | what the player had seen], in antes, for
+    preflop and flop decisions: the protection statistic's own valuation (``values``:
+    board completions, dealer holdings drawn from the cards the player's view leaves), with
+    basic strategy's river rule after a check instead of the statistic's cheaper one, so
+    that a hand's decision costs add up to its EV gap to basic strategy."""
+    out = np.zeros(len(decisions))
+    for street in (0, 1):
+        idx = np.flatnonzero(sh.dec_street[decisions] == street)
+        for lo in range(0, len(idx), CHUNK):
+            part = idx[lo:lo + CHUNK]
+            dec = decisions[part]
+            h = sh.dec_hand[dec]
+            hole, board = sh.hole[h], sh.board[h]
+            chosen = sh.dec_multiple[dec]
+            valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
+            comp = completions(rng, street, hole, board, COMPLETIONS[street])
+            n, k = comp.ps.shape
+            river = river_raise_batch(np.repeat(hole, k, axis=0), comp.board.reshape(-1, 5))
+            comp = replace(comp, river_raise=river.reshape(n, k))
+            seen = np.full(len(h), VISIBLE[street], dtype=np.int64)
+            held = null_holdings(rng, hole, board, seen, sh.dealer[h], NULL_HOLDINGS)[:, 1:]
+            out[part] = value_both(street, valued, comp, held).mean(axis=1)
+    return out
+
+
+def decision_costs(sh: SeatHands, gains: Gains, rng: np.random.Generator | None = None
+                   ) -> FloatArray:
+    """Per seat-hand, in cents: the expected value the player's decisions gave up against
+    basic strategy, valued with the player's legal information. A check where basic
+    strategy raises (or a raise where it checks) preflop or on the flop is valued afresh
+    with basic strategy's continuation (``rng``; without one, by the statistic's own values
+    in ``gains``); a river decision exactly; a 3x raise where basic raises 4x by the value
+    of the larger raise over it."""
+    h, m = sh.dec_hand, sh.dec_multiple
+    basic = basic_raises(sh)
     raised = m > 0
     # legal_value: E[V(raise as chosen, or the largest after a check) - V(check)]
+    legal = gains.legal_value.copy()
+    if rng is not None:
+        redo = np.flatnonzero((basic != raised) & (sh.dec_street < 2))
+        legal[redo] = basic_continuation_values(sh, redo, rng)
     cost_antes = np.where(
         basic,
-        np.where(raised, gains.legal_max - gains.legal_value, gains.legal_value),
-        np.where(raised, -gains.legal_value, 0.0))
+        np.where(raised, gains.legal_max - gains.legal_value, legal),
+        np.where(raised, -legal, 0.0))
     out = np.zeros(len(sh))
     np.add.at(out, h, cost_antes * sh.ante[h])
     out[~sh.cards_known] = 0.0
@@ -161,7 +207,7 @@ def _theo(amounts: npt.NDArray[np.int64], edges: list[Fraction | None]) -> int |
 
 def rating_slips(sh: SeatHands, gains: Gains, players: list[str],
                  edges: dict[str, Edges] | None = None, day_start_minutes: int = 360,
-                 zone: str = "UTC") -> list[RatingSlip]:
+                 zone: str = "UTC", seed: int = SEED) -> list[RatingSlip]:
     """Slips per (player, gaming day in ``zone``); ``edges`` per ruleset (default
     :func:`ruleset_edges` of the seat-hands' rulesets)."""
     if edges is None:
@@ -170,7 +216,7 @@ def rating_slips(sh: SeatHands, gains: Gains, players: list[str],
     base_edge = [edges.get(r, unknown).base for r in sh.ruleset]
     trips_edge = [edges.get(r, unknown).trips for r in sh.ruleset]
     days = gaming_days(sh.started_ms, day_start_minutes, zone)
-    cost = decision_costs(sh, gains)
+    cost = decision_costs(sh, gains, np.random.default_rng(seed))
     wager = sh.ante + sh.blind + sh.play + sh.trips
     groups: dict[tuple[str, str], list[int]] = {}
     for i, key in enumerate(zip(players, days, strict=True)):
