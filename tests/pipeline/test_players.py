@@ -113,3 +113,31 @@ def test_theo_is_exact_and_disputes_count_in_the_actual_win(tmp_path: Path) -> N
     for _, base, trips, theo, antes, trips_staked in slips:
         assert base == cents(Fraction(antes) * Fraction(21850, 1_000_000))
         assert trips == cents(trips_staked * trips_edge) and theo == base + trips
+
+
+def test_a_custom_blind_table_loads_with_no_base_theo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A floor dealt under a casino's own ruleset (another blind table): the warehouse's
+    slips have no base theo, no theo and no decisions' cost (NULL, never a guessed figure),
+    and the Trips theo at the exact edge of its trips table."""
+    from events.protection.ratings import cents
+    from events.rulesets import load_ruleset
+    from events.theory import trips_theory
+    from tests.protection.test_ratings import CUSTOM_TOML
+
+    (tmp_path / "my-casino.toml").write_text(CUSTOM_TOML)
+    monkeypatch.setenv("UTH_RULESETS_DIR", str(tmp_path))
+    log = f"sqlite:///{tmp_path / 'events.db'}"
+    simulate(SimConfig(tables=1, hands=80, seed=4, ruleset="my-casino",
+                       roster=("basic", "loose")), log, tmp_path / "truth.jsonl")
+    wh = tmp_path / "w.duckdb"
+    assert main(["load", "--source", log, "--warehouse", str(wh), "-q"]) == 0
+    rows = query(wh, """SELECT theo_base, theo_win, decision_cost, win_minus_theo, theo_trips,
+        (SELECT coalesce(sum(amount), 0) FROM wagers w WHERE w.spot = 'trips'
+            AND w.seat = CAST(split_part(r.player, 'seat-', 2)[1:1] AS INTEGER))
+        FROM player_ratings r""")
+    edge = -trips_theory(load_ruleset("my-casino")).expected_value
+    assert len(rows) == 2
+    for base, theo, cost, vs, trips, staked in rows:
+        assert (base, theo, cost, vs) == (None, None, None, None)
+        assert trips == cents(staked * edge)
