@@ -11,6 +11,13 @@ from dashboards.queries import Filters, Options, _df, _options, _where
 EVIDENCE_LIMIT = 200  # evidence rows shown (five hands per flagged player)
 
 
+def _known_sum(column: str) -> str:
+    """The sum over days, unknown (NULL) when a day's figure is unknown (a hand played
+    under a ruleset without an exact edge): never a partial sum shown as the whole."""
+    return (f"(CASE WHEN count({column}) = count(*) THEN sum({column}) END)::BIGINT "
+            f"AS {column}")
+
+
 def player_options(con: duckdb.DuckDBPyConnection) -> Options:
     return _options(con, "player_ratings", {"tables": "table_id"})
 
@@ -23,10 +30,11 @@ def ratings(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
                count(*) AS days, sum(hands)::BIGINT AS hands, sum(hours) AS hours,
                round(sum(avg_ante * hands) / sum(hands))::BIGINT AS avg_ante,
                round(sum(avg_wager * hands) / sum(hands))::BIGINT AS avg_wager,
-               sum(handle)::BIGINT AS handle, sum(theo_win)::BIGINT AS theo_win,
-               sum(decision_cost)::BIGINT AS decision_cost,
-               sum(actual_win)::BIGINT AS actual_win,
-               sum(win_minus_theo)::BIGINT AS win_minus_theo,
+               sum(handle)::BIGINT AS handle, {_known_sum("theo_base")},
+               {_known_sum("theo_trips")}, {_known_sum("theo_win")},
+               {_known_sum("decision_cost")},
+               coalesce(sum(dispute_adjustment), 0)::BIGINT AS dispute_adjustment,
+               sum(actual_win)::BIGINT AS actual_win, {_known_sum("win_minus_theo")},
                max(protection_score) AS score, bool_or(flagged) AS flagged,
                CASE WHEN count(DISTINCT currency) = 1 THEN min(currency) ELSE 'mixed' END
                    AS currency
@@ -39,7 +47,9 @@ def ratings_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     where, params = _where(f)
     return _df(con, f"""SELECT player, gaming_day, table_id, hands, hours,
                round(avg_ante)::BIGINT AS avg_ante, round(avg_wager)::BIGINT AS avg_wager,
-               handle, theo_win, decision_cost, actual_win, win_minus_theo, currency
+               handle, theo_base, theo_trips, theo_win, decision_cost,
+               coalesce(dispute_adjustment, 0) AS dispute_adjustment, actual_win,
+               win_minus_theo, currency
         FROM player_ratings {where} ORDER BY gaming_day DESC, player""", params)
 
 
@@ -70,3 +80,9 @@ def alert_dealers(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                    AS gain_share
         FROM player_alert_dealers GROUP BY dealer_id
         ORDER BY gain_antes DESC, dealer_id""")
+
+
+def dealer_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The dealers flagged on their own statistic, strongest first."""
+    return _df(con, """SELECT dealer_id, tables, hands, score, pattern, contrast, gain_antes,
+               evidence, players FROM dealer_alerts ORDER BY score DESC, dealer_id""")

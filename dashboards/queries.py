@@ -47,7 +47,7 @@ PitsError = hold_queries.PitsError
 TABLES = (
     "events", "hands", "wagers", "audit_findings", "table_hold_daily", "trips_performance",
     "trips_hits", "dealer_performance", "player_ratings", "player_alerts",
-    "player_alert_dealers",
+    "player_alert_dealers", "dealer_alerts",
 )
 # The shifts of ``UTH_SHIFTS``, else three eight-hour shifts from the start of the gaming
 # day (``meta.gaming_day_start``, 06:00 unless the warehouse says otherwise); a finding's

@@ -88,13 +88,19 @@ TABLES: dict[str, str] = {
         player VARCHAR, gaming_day DATE, table_id VARCHAR, hands BIGINT, hours DOUBLE,
         avg_ante DOUBLE, avg_wager DOUBLE, handle BIGINT, theo_win BIGINT,
         decision_cost BIGINT, actual_win BIGINT, win_minus_theo BIGINT,
-        protection_score DOUBLE, flagged BOOLEAN, currency VARCHAR""",
+        protection_score DOUBLE, flagged BOOLEAN, currency VARCHAR, theo_base BIGINT,
+        theo_trips BIGINT, dispute_adjustment BIGINT""",
     "player_alerts": """
         player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT, decisions BIGINT,
         score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR, gain_antes DOUBLE,
         evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR""",
     "player_alert_dealers": """
         player VARCHAR, dealer_id VARCHAR, hands BIGINT, gain_antes DOUBLE, z DOUBLE""",
+    # dealers flagged on their own statistic (events.protection.dealers)
+    "dealer_alerts": """
+        dealer_id VARCHAR, tables VARCHAR, hands BIGINT, seat_hands BIGINT, score DOUBLE,
+        z_both DOUBLE, z_first DOUBLE, z_second DOUBLE, contrast DOUBLE, pattern VARCHAR,
+        gain_antes DOUBLE, evidence VARCHAR, players VARCHAR""",
     "load_positions": """
         source VARCHAR PRIMARY KEY, position VARCHAR, events_loaded BIGINT,
         updated_at TIMESTAMP""",
@@ -133,6 +139,10 @@ def _ddl() -> list[str]:
     out.append("CREATE SCHEMA IF NOT EXISTS pending")
     out += [f"CREATE TABLE IF NOT EXISTS pending.{n} ({c})" for n, c in PENDING.items()]
     out.append("ALTER TABLE pending.sequence ADD COLUMN IF NOT EXISTS from_seq BIGINT")
+    # the rating slips' theo in two parts and the disputes' adjustments (issue 22's second
+    # pass); the table is rebuilt whole by the players asset, so old rows only lack them
+    out += [f"ALTER TABLE player_ratings ADD COLUMN IF NOT EXISTS {c} BIGINT"
+            for c in ("theo_base", "theo_trips", "dispute_adjustment")]
     out.append(f"CREATE TABLE IF NOT EXISTS {META} (key VARCHAR PRIMARY KEY, value VARCHAR)")
     out.append("""CREATE TABLE IF NOT EXISTS ruleset_theory (ruleset VARCHAR PRIMARY KEY,
         base_edge_per_ante DOUBLE, trips_edge DOUBLE, trips_sd DOUBLE,

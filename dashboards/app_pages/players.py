@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -11,11 +13,15 @@ from dashboards.format import count, day, decimal, money
 
 st.title("Players")
 st.caption("A player is the pseudonym the table sent (never a name or card number) or a seat "
-           "session: one seat at one table over consecutive hands. Theo is the house edge of "
-           "what was wagered under basic strategy; the decisions' cost is what the player's "
-           "own choices gave up against basic strategy, valued with what the player could see.")
+           "session: one seat at one table over consecutive hands. Theo is the exact house "
+           "edge of what was wagered under the ruleset (the base game under computer-perfect "
+           "play, 2.1850% of the ante, plus the Trips table's exact edge); *unknown* when a "
+           "ruleset's blind table or multiples have no exact figure. The decisions' cost is "
+           "separate: what the player's own choices gave up against basic strategy, valued "
+           "with what the player could see. Actual win counts resolved disputes' adjustments.")
 
-with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as con:
+with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers",
+                  "dealer_alerts") as con:
     opts = player_queries.player_options(con)
     if opts.first_day is None:
         ui.empty_notice("rated players")
@@ -28,11 +34,13 @@ with ui.warehouse("player_ratings", "player_alerts", "player_alert_dealers") as 
     alerts = player_queries.alerts(con)
     evidence = player_queries.evidence(con)
     dealers = player_queries.alert_dealers(con)
+    dealer_flags = player_queries.dealer_alerts(con)
 
 if rows.empty:
     ui.empty_notice("rated players")
     st.stop()
 
+UNKNOWN = "unknown"  # a figure no exact edge gives: shown as such, never as 0
 currencies = set(rows["currency"].dropna())
 floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
 
@@ -40,15 +48,25 @@ floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
 def total(column: str) -> str:
     if floor_currency is None:
         return "several currencies"
-    return money(int(rows[column].sum()), floor_currency)
+    missing = int(rows[column].isna().sum())
+    shown = money(int(rows[column].dropna().sum()), floor_currency)
+    return f"{shown} + {count(missing)} unknown" if missing else shown
+
+
+def theo_column(df: pd.DataFrame, column: str) -> list[str]:
+    """Cents in each row's currency; "unknown" where no exact figure exists."""
+    return [money(v, c) if ui.known(v) else UNKNOWN
+            for v, c in zip(df[column], df["currency"], strict=True)]
 
 
 ui.metric_row([
     ("Players", count(len(rows)), None),
     ("Hands", count(int(rows["hands"].sum())), None),
     ("Handle", total("handle"), "Every wager: ante, blind, play, Trips"),
-    ("Theoretical win", total("theo_win"), "House edge of the wagers under basic strategy"),
-    ("Actual win", total("actual_win"), "The house's settled result"),
+    ("Theoretical win", total("theo_win"),
+     "Exact house edge of the wagers under the ruleset; unknown players aside"),
+    ("Actual win", total("actual_win"),
+     "The house's settled result, resolved disputes' adjustments included"),
     ("Flagged players", count(int(rows["flagged"].fillna(False).sum())),
      "Decisions that depend on the dealer's hidden cards"),
 ])
@@ -67,10 +85,11 @@ ui.table("players-1", ui.highlight_rows(pd.DataFrame({
     "Average ante": ui.money_column(rows, "avg_ante"),
     "Average wager": ui.money_column(rows, "avg_wager"),
     "Handle": ui.money_column(rows, "handle"),
-    "Theo win": ui.money_column(rows, "theo_win"),
-    "Decisions' cost": ui.money_column(rows, "decision_cost"),
+    "Theo win": theo_column(rows, "theo_win"),
+    "Decisions' cost": theo_column(rows, "decision_cost"),
+    "Dispute adjustments": ui.money_column(rows, "dispute_adjustment"),
     "Actual win": ui.money_column(rows, "actual_win"),
-    "Actual − theo": ui.money_column(rows, "win_minus_theo"),
+    "Actual − theo": theo_column(rows, "win_minus_theo"),
     "Protection score": [decimal(v, 2) for v in rows["score"]],
 }), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
 
@@ -84,14 +103,44 @@ with st.expander("Rating slips by gaming day"):
         "Average ante": ui.money_column(daily, "avg_ante"),
         "Average wager": ui.money_column(daily, "avg_wager"),
         "Handle": ui.money_column(daily, "handle"),
-        "Theo win": ui.money_column(daily, "theo_win"),
-        "Decisions' cost": ui.money_column(daily, "decision_cost"),
+        "Theo base game": theo_column(daily, "theo_base"),
+        "Theo Trips": theo_column(daily, "theo_trips"),
+        "Theo win": theo_column(daily, "theo_win"),
+        "Decisions' cost": theo_column(daily, "decision_cost"),
+        "Dispute adjustments": ui.money_column(daily, "dispute_adjustment"),
         "Actual win": ui.money_column(daily, "actual_win"),
+        "Actual − theo": theo_column(daily, "win_minus_theo"),
     }), hide_index=True, width="stretch")
+
+def dealers_flagged() -> None:
+    """The dealers flagged on their own statistic (after the players' alerts, or alone)."""
+    if dealer_flags.empty:
+        return
+    st.subheader("Dealers flagged")
+    st.caption("A dealer whose hands host players who gain from the dealer's hidden cards, "
+               "on the dealer's own statistic (everyone at the dealer's hands, and each "
+               "player there): flagged from 3.72, a false alarm for at most 1 dealer in "
+               "10,000 whose players are honest. Flashes: the gain is this dealer's (against "
+               "the same players' or tables' other dealers); hosts hole-carders: the players "
+               "gain whoever deals.")
+    ui.table("players-6", pd.DataFrame({
+        "Dealer": dealer_flags["dealer_id"],
+        "Tables": dealer_flags["tables"],
+        "Hands": [count(v) for v in dealer_flags["hands"]],
+        "Score": [decimal(v, 1) for v in dealer_flags["score"]],
+        "Pattern": dealer_flags["pattern"],
+        "Against the other dealers": [decimal(v, 1) for v in dealer_flags["contrast"]],
+        "Hidden-card gain (antes)": [decimal(v, 1) for v in dealer_flags["gain_antes"]],
+        "Players": [", ".join(p["player"] for p in json.loads(v))
+                    for v in dealer_flags["players"]],
+        "Evidence hands": [", ".join(json.loads(v)) for v in dealer_flags["evidence"]],
+    }), hide_index=True, width="stretch")
+
 
 st.header("Game protection")
 if alerts.empty:
     st.success("No player's decisions depend on the dealer's hidden cards: nobody flagged.")
+    dealers_flagged()
     st.stop()
 st.caption("Each decision is valued with the dealer's actual cards and with cards the player "
            "could not tell apart: honest play gains nothing from them on average; these "
@@ -147,3 +196,4 @@ st.altair_chart(alt.Chart(dealers).mark_bar().encode(
     tooltip=["dealer_id:N", "flagged_players:Q", "hands:Q",
              alt.Tooltip("gain_antes:Q", format=".1f"), alt.Tooltip("max_z:Q", format=".1f")]),
     width="stretch")
+dealers_flagged()

@@ -1,5 +1,11 @@
 """Theory of a ruleset: exact trips figures and the base game's house edge.
 
+The base game's exact house edge under computer-perfect play is the published figure
+(:data:`EXACT_BASE_EDGES`, 2.1850% of the ante), keyed by what fixes it in a ruleset: the
+blind pay table and the play multiples (the dealer qualifies with a pair in every ruleset
+of the contract). A ruleset with another blind table or other multiples has no known exact
+figure (:func:`exact_base_edge` returns ``None``): nothing is guessed for it.
+
 Trips is exact: its probabilities are the seven-card category counts that the project's
 own evaluator derives by enumerating all 133,784,560 seven-card hands (cached by
 ``events.game.evaluation``). The base game under the practical basic strategy
@@ -32,6 +38,17 @@ from events.game.settlement import settle_batch
 from events.game.strategy import basic_strategy_multiples, preflop_raise_batch
 
 PUBLISHED_OPTIMAL_EDGE = 0.02185  # per ante, optimal strategy
+# the blind table of every ruleset shipped (straight 1:1 ... royal flush 500:1)
+STANDARD_BLIND = ((4, Fraction(1)), (5, Fraction(3, 2)), (6, Fraction(3)), (7, Fraction(10)),
+                  (8, Fraction(50)), (9, Fraction(500)))
+BaseGameKey = tuple[tuple[tuple[int, Fraction], ...], tuple[int, ...], tuple[int, ...],
+                    tuple[int, ...]]
+# exact house edge per ante of ante + blind + play under computer-perfect play (Wizard of
+# Odds, "Ultimate Texas Hold 'Em": 2.1850%), by (blind table, preflop, flop and river
+# multiples)
+EXACT_BASE_EDGES: dict[BaseGameKey, Fraction] = {
+    (STANDARD_BLIND, (4, 3), (2,), (1,)): Fraction(21850, 1_000_000),
+}
 PUBLISHED_PRACTICAL_EDGE = 0.0243  # per ante, about, for the practical strategy
 Z95 = 1.959963984540054
 DEALERS_PER_DEAL = 4
@@ -77,6 +94,24 @@ def trips_theory(ruleset: Ruleset) -> TripsTheory:
         if pay > 0:
             hits[cat] = float(p)
     return TripsTheory(ruleset.name, counts, hits, ev, second - ev * ev)
+
+
+def base_game_key(ruleset: Ruleset) -> BaseGameKey:
+    """What fixes the base game's edge in ``ruleset``: its blind table and play multiples."""
+    return (tuple(sorted(ruleset.blind_table.items())), tuple(ruleset.preflop_multiples),
+            tuple(ruleset.flop_multiples), tuple(ruleset.river_multiples))
+
+
+def exact_base_edge(ruleset: Ruleset) -> Fraction | None:
+    """The exact house edge per ante of ante + blind + play under computer-perfect play,
+    when a published exact figure exists for the ruleset's blind table and multiples;
+    ``None`` otherwise (never an estimate).
+
+    >>> from events.game.rulesets import load_ruleset
+    >>> exact_base_edge(load_ruleset("live-online"))
+    Fraction(437, 20000)
+    """
+    return EXACT_BASE_EDGES.get(base_game_key(ruleset))
 
 
 @dataclass(frozen=True)
@@ -215,6 +250,7 @@ def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1
     """Everything ``uth theory --json`` prints, as plain JSON values (fractions as floats);
     ``progress`` as for :func:`base_game_monte_carlo`."""
     trips = trips_theory(ruleset)
+    exact = exact_base_edge(ruleset)
     report: dict[str, Any] = {
         "ruleset": ruleset.name,
         "title": ruleset.title,
@@ -231,7 +267,11 @@ def theory_report(ruleset: Ruleset, deals: int = 1_000_000, seed: int | None = 1
         } for c in sorted(ruleset.trips_table, reverse=True)},
         "category_counts": dict(zip(CATEGORY_KEYS, trips.counts, strict=True)),
         "published": {"base_house_edge_per_ante_optimal": PUBLISHED_OPTIMAL_EDGE,
-                      "base_house_edge_per_ante_practical": PUBLISHED_PRACTICAL_EDGE},
+                      "base_house_edge_per_ante_practical": PUBLISHED_PRACTICAL_EDGE,
+                      # for this ruleset's blind table and multiples: None when the
+                      # figures above (the shipped table's) do not apply
+                      "base_house_edge_per_ante_exact": None if exact is None
+                      else float(exact)},
     }
     if deals > 0:
         est = base_game_monte_carlo(ruleset, deals, seed, progress=progress)

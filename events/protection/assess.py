@@ -37,6 +37,9 @@ VERSIONS = 3  # both, first card, second card
 EVIDENCE_HANDS = 5
 MIN_HANDS = 50
 DEALER_MIN_HANDS = 50  # a dealer's hands tested on their own from this many
+# a longer pause between a seat's hands ends its seat session (the analytics' table and
+# dealer sessions end at the same 30 minutes: pipeline.analytics.common)
+SESSION_GAP_MS = 30 * 60 * 1000
 
 
 def false_alarm_bound(threshold: float = THRESHOLD) -> float:
@@ -86,9 +89,11 @@ class Assessment:
 
 
 def player_keys(sh: SeatHands) -> list[str]:
-    """The player of each seat-hand: its pseudonym, or its seat session's name."""
+    """The player of each seat-hand: its pseudonym, or its seat session's name (a session
+    ends with a hand the seat sits out, or a pause of more than ``SESSION_GAP_MS`` between
+    the seat's hands: a table closed overnight does not join two evenings' players)."""
     keys: list[str] = [""] * len(sh)
-    last: dict[tuple[str, int], tuple[int, str]] = {}
+    last: dict[tuple[str, int], tuple[int, str, int]] = {}
     for i in np.lexsort((sh.ordinal, sh.seat)).tolist():
         ref = sh.player_ref[i]
         if ref is not None:
@@ -97,12 +102,13 @@ def player_keys(sh: SeatHands) -> list[str]:
         where = (sh.table_id[i], int(sh.seat[i]))
         prev = last.get(where)
         ordinal = int(sh.ordinal[i])
-        if prev is not None and prev[0] == ordinal - 1:
+        if (prev is not None and prev[0] == ordinal - 1
+                and int(sh.started_ms[i]) - prev[2] <= SESSION_GAP_MS):
             name = prev[1]
         else:
             name = f"{where[0]}/seat-{where[1]}/{sh.hand_id[i]}"
         keys[i] = name
-        last[where] = (ordinal, name)
+        last[where] = (ordinal, name, int(sh.ended_ms[i]))
     return keys
 
 
@@ -120,7 +126,8 @@ def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
         return out
 
     return Gains(spread(part.both), spread(part.var_both), spread(part.one_a),
-                 spread(part.one_b), spread(part.var_one), part.legal_value)
+                 spread(part.one_b), spread(part.var_one), part.legal_value,
+                 part.legal_max)
 
 
 def _z(g: FloatArray, v: FloatArray) -> float:

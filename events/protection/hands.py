@@ -3,7 +3,11 @@
 Only what a rating slip and the protection statistic need: who sat where, the wagers, the
 cards (hole, dealer, board in deal order), the decisions and the settled result. A hand is
 kept when it ended (``HandEnded``); a voided hand returns every wager and is left out, as
-is a seat whose cards or decisions the events do not show whole.
+is a seat whose cards or decisions the events do not show whole. A resolved dispute's
+adjustment (``DisputeResolved``, which may come long after the hand) is kept with the seat's
+hand, whatever the order it arrives in. A redelivered copy (same ``event_id``) counts once:
+the ids of an open hand's events are kept until it ends, and a hand that ended is not
+started again.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy.typing as npt
 from events.contract.schemas import (
     BetPlaced,
     CardsDealt,
+    DisputeResolved,
     HandEnded,
     HandStarted,
     HandVoided,
@@ -48,6 +53,7 @@ class _Hand:
     decisions: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
     result: dict[int, int] = field(default_factory=dict)
     play: dict[int, int] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)  # event ids: a redelivered copy counts once
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class SeatHands:
     trips: IntArray
     play: IntArray
     result: IntArray  # net of every spot, cents
+    adjustment: IntArray  # resolved disputes: paid to (+) or taken from (-) the player, cents
     hole: IntArray  # (H, 2)
     dealer: IntArray  # (H, 2)
     board: IntArray  # (H, 5)
@@ -92,6 +99,9 @@ class HandFolder:
         self._rulesets: dict[str, str] = {}
         self._ordinals: dict[str, int] = {}
         self._rows: list[tuple[_Hand, int, str]] = []  # (hand, seat, ended_at)
+        self._adjusted: dict[tuple[str, str, int], int] = {}  # (table, hand, seat): cents
+        self._disputes_seen: set[str] = set()  # DisputeResolved event ids
+        self._ended: set[tuple[str, str]] = set()  # (table, hand) of hands ended or voided
 
     def feed(self, events: Iterable[object]) -> None:
         for ev in events:
@@ -103,8 +113,17 @@ class HandFolder:
             hand_id = getattr(ev, "hand_id", None)
             if hand_id is None:
                 continue
+            if kind is DisputeResolved:
+                assert isinstance(ev, DisputeResolved)
+                if ev.event_id not in self._disputes_seen:
+                    self._disputes_seen.add(ev.event_id)
+                    key = (ev.table_id, hand_id, ev.payload.seat)
+                    self._adjusted[key] = self._adjusted.get(key, 0) + ev.payload.adjustment
+                continue
             if kind is HandStarted:
                 assert isinstance(ev, HandStarted)
+                if hand_id in self._open or (ev.table_id, hand_id) in self._ended:
+                    continue  # a redelivered copy (or a reused id): the hand is under way
                 n = self._ordinals.get(ev.table_id, 0)
                 self._ordinals[ev.table_id] = n + 1
                 p = ev.payload
@@ -114,6 +133,10 @@ class HandFolder:
             hand = self._open.get(hand_id)
             if hand is None:
                 continue
+            event_id = getattr(ev, "event_id", "")
+            if event_id in hand.seen:
+                continue
+            hand.seen.add(event_id)
             self._apply(hand, ev, kind)
 
     def _apply(self, hand: _Hand, ev: object, kind: type) -> None:
@@ -146,11 +169,14 @@ class HandFolder:
         elif kind is HandEnded:
             assert isinstance(ev, HandEnded)
             del self._open[hand.hand_id]
+            self._ended.add((hand.table_id, hand.hand_id))
+            hand.seen = set()
             for seat in hand.seats:
                 if "ante" in hand.bets.get(seat, {}):
                     self._rows.append((hand, seat, ev.occurred_at))
         elif kind is HandVoided:
             del self._open[hand.hand_id]
+            self._ended.add((hand.table_id, hand.hand_id))
 
     def seat_hands(self) -> SeatHands:
         rows = self._rows
@@ -196,6 +222,7 @@ class HandFolder:
             trips=col(h.bets[s].get("trips", 0) for h, s, _ in rows),
             play=col(h.play.get(s, 0) for h, s, _ in rows),
             result=col(h.result.get(s, 0) for h, s, _ in rows),
+            adjustment=col(self._adjusted.get((h.table_id, h.hand_id, s), 0) for h, s, _ in rows),
             hole=hole, dealer=dealer, board=board, cards_known=complete,
             dec_hand=dec_hand[keep],
             dec_street=np.array(ds, dtype=np.int64)[keep],

@@ -4,29 +4,78 @@
   end that day, added up over tables);
 - ``avg_ante`` and ``avg_wager`` (ante + blind + play + trips of a hand), ``handle`` (every
   wager added up), in cents;
-- ``theo_win``: the house edge of what was wagered under the ruleset (per ante the
-  base-game edge of basic strategy, per Trips wager the table's exact edge), cents;
+- theoretical win, the exact house edge of what was wagered under the ruleset, in two
+  parts: ``theo_base``, the antes x the base game's exact edge under computer-perfect play
+  (``events.game.theory.exact_base_edge``: 2.1850% for the blind table and multiples of every
+  shipped ruleset), and ``theo_trips``, the Trips wagers x the ruleset's exact Trips edge
+  (``events.game.theory.trips_theory``); ``theo_win`` is their sum. A part is ``None``
+  (unknown) when a hand of the slip was played under a ruleset without an exact figure
+  (another blind table or other multiples; a ruleset the engine does not know): never a
+  guessed figure. Each part is rounded once per slip to the nearest cent (half a cent up),
+  from exact fractions;
 - ``decision_cost``: separately, what the player's own decisions cost against basic
-  strategy (``strategy``), each valued with the player's legal information by the same
-  Monte Carlo as the protection statistic (``scoring.Gains.legal_value``): positive when
-  the player's choices lose more than basic strategy would;
-- ``actual_win``: the house's settled result against the player, and ``win_minus_theo``
-  = actual_win - (theo_win + decision_cost).
+  strategy (``events.game.strategy``): at each decision where the two differ (raise against
+  check or fold, or a 3x raise where basic strategy raises 4x), the expected value given
+  up, valued with the player's legal information by the protection statistic's machinery
+  (``values``, ``scoring``; after a check, basic strategy's own continuation), times the
+  ante, in cents (rounded once per slip): a hand's costs add up to its EV gap to basic
+  strategy. ``None`` when a hand's ruleset has another base game (the values assume the
+  shipped blind table and multiples);
+- ``dispute_adjustment``: what resolved disputes of the slip's hands paid to (+) or took
+  from (-) the player, counted in ``actual_win``: the house's settled result against the
+  player minus those adjustments; ``win_minus_theo`` = actual_win - (theo_win +
+  decision_cost), ``None`` when either is unknown.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import numpy.typing as npt
 
+from events.game.rulesets import RulesetError, load_ruleset
 from events.game.strategy import flop_raise_batch, preflop_raise_batch, river_raise_batch
+from events.game.theory import exact_base_edge, trips_theory
 from events.protection.hands import SeatHands
-from events.protection.scoring import Gains
+from events.protection.scoring import CHUNK, COMPLETIONS, NULL_HOLDINGS, Gains, null_holdings
+from events.protection.values import MAX_MULTIPLE, VISIBLE, completions, value_both
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+HALF = Fraction(1, 2)
+SEED = 2222  # the decisions' cost's own Monte Carlo draws: the same events, the same slips
+
+
+@dataclass(frozen=True)
+class Edges:
+    """A ruleset's exact house edges, per unit staked; ``None`` where none is known."""
+
+    base: Fraction | None  # ante + blind + play, per ante, computer-perfect play
+    trips: Fraction | None
+
+
+def ruleset_edges(names: Iterable[str]) -> dict[str, Edges]:
+    """The exact edges of each ruleset named (looked up as ``events.game.rulesets`` does)."""
+    out = {}
+    for name in sorted(set(names)):
+        try:
+            ruleset = load_ruleset(name)
+        except RulesetError:
+            out[name] = Edges(None, None)
+            continue
+        out[name] = Edges(exact_base_edge(ruleset), -trips_theory(ruleset).expected_value)
+    return out
+
+
+def cents(amount: Fraction) -> int:
+    """The nearest whole cent, half a cent up."""
+    return math.floor(amount + HALF)
 
 
 @dataclass(frozen=True)
@@ -39,19 +88,29 @@ class RatingSlip:
     avg_ante: float
     avg_wager: float
     handle: int
-    theo_win: int
-    decision_cost: int
-    actual_win: int
+    theo_base: int | None
+    theo_trips: int | None
+    decision_cost: int | None
+    actual_win: int  # the house's, resolved disputes' adjustments included
+    dispute_adjustment: int = 0  # paid to the player by resolved disputes
 
     @property
-    def win_minus_theo(self) -> int:
-        return self.actual_win - (self.theo_win + self.decision_cost)
+    def theo_win(self) -> int | None:
+        if self.theo_base is None or self.theo_trips is None:
+            return None
+        return self.theo_base + self.theo_trips
+
+    @property
+    def win_minus_theo(self) -> int | None:
+        theo = self.theo_win
+        if theo is None or self.decision_cost is None:
+            return None
+        return self.actual_win - (theo + self.decision_cost)
 
 
-def decision_costs(sh: SeatHands, gains: Gains) -> FloatArray:
-    """Per seat-hand, in cents: the legal-information value the player's decisions gave up
-    against basic strategy (the decision where the two differ, raise against check)."""
-    h, st, m = sh.dec_hand, sh.dec_street, sh.dec_multiple
+def basic_raises(sh: SeatHands) -> npt.NDArray[np.bool_]:
+    """Per decision: does basic strategy raise there (its raises are 4x, 2x, 1x)?"""
+    h, st = sh.dec_hand, sh.dec_street
     basic = np.zeros(len(h), dtype=np.bool_)
     for street in range(3):
         rows = np.flatnonzero(st == street)
@@ -64,34 +123,101 @@ def decision_costs(sh: SeatHands, gains: Gains) -> FloatArray:
             basic[rows] = flop_raise_batch(hole, board[:, :3])
         else:
             basic[rows] = river_raise_batch(hole, board)
-    raised = m > 0
-    sign = np.where(raised, 1.0, -1.0)
-    cost_antes = np.where(basic != raised, -sign * gains.legal_value, 0.0)
-    out = np.zeros(len(sh))
-    np.add.at(out, h, cost_antes * sh.ante[h])
-    scored = sh.cards_known
-    out[~scored] = 0.0
+    return basic
+
+
+def basic_continuation_values(sh: SeatHands, decisions: IntArray, rng: np.random.Generator
+                              ) -> FloatArray:
+    """E[V(raise) - V(check, then basic strategy) | what the player had seen], in antes, for
+    preflop and flop decisions: the protection statistic's own valuation (``values``:
+    board completions, dealer holdings drawn from the cards the player's view leaves), with
+    basic strategy's river rule after a check instead of the statistic's cheaper one, so
+    that a hand's decision costs add up to its EV gap to basic strategy."""
+    out = np.zeros(len(decisions))
+    for street in (0, 1):
+        idx = np.flatnonzero(sh.dec_street[decisions] == street)
+        for lo in range(0, len(idx), CHUNK):
+            part = idx[lo:lo + CHUNK]
+            dec = decisions[part]
+            h = sh.dec_hand[dec]
+            hole, board = sh.hole[h], sh.board[h]
+            chosen = sh.dec_multiple[dec]
+            valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
+            comp = completions(rng, street, hole, board, COMPLETIONS[street])
+            n, k = comp.ps.shape
+            river = river_raise_batch(np.repeat(hole, k, axis=0), comp.board.reshape(-1, 5))
+            comp = replace(comp, river_raise=river.reshape(n, k))
+            seen = np.full(len(h), VISIBLE[street], dtype=np.int64)
+            held = null_holdings(rng, hole, board, seen, sh.dealer[h], NULL_HOLDINGS)[:, 1:]
+            out[part] = value_both(street, valued, comp, held).mean(axis=1)
     return out
 
 
-def gaming_days(started_ms: npt.NDArray[np.int64], day_start_minutes: int) -> list[str]:
-    """The gaming day (ISO date) of each time: the date of the time minus the day start."""
+def decision_costs(sh: SeatHands, gains: Gains, rng: np.random.Generator | None = None
+                   ) -> FloatArray:
+    """Per seat-hand, in cents: the expected value the player's decisions gave up against
+    basic strategy, valued with the player's legal information. A check where basic
+    strategy raises (or a raise where it checks) preflop or on the flop is valued afresh
+    with basic strategy's continuation (``rng``; without one, by the statistic's own values
+    in ``gains``); a river decision exactly; a 3x raise where basic raises 4x by the value
+    of the larger raise over it."""
+    h, m = sh.dec_hand, sh.dec_multiple
+    basic = basic_raises(sh)
+    raised = m > 0
+    # legal_value: E[V(raise as chosen, or the largest after a check) - V(check)]
+    legal = gains.legal_value.copy()
+    if rng is not None:
+        redo = np.flatnonzero((basic != raised) & (sh.dec_street < 2))
+        legal[redo] = basic_continuation_values(sh, redo, rng)
+    cost_antes = np.where(
+        basic,
+        np.where(raised, gains.legal_max - gains.legal_value, legal),
+        np.where(raised, -legal, 0.0))
+    out = np.zeros(len(sh))
+    np.add.at(out, h, cost_antes * sh.ante[h])
+    out[~sh.cards_known] = 0.0
+    return out
+
+
+def gaming_days(started_ms: npt.NDArray[np.int64], day_start_minutes: int,
+                zone: str = "UTC") -> list[str]:
+    """The gaming day (ISO date) of each time, as the warehouse counts it: the local date
+    (in ``zone``) of the time ``day_start_minutes`` of local time earlier."""
     shift = timedelta(minutes=day_start_minutes)
-    return [(datetime.fromtimestamp(ms / 1000, UTC) - shift).date().isoformat()
-            for ms in started_ms.tolist()]
+    where = ZoneInfo(zone)
+    return [(datetime.fromtimestamp(ms / 1000, where).replace(tzinfo=None) - shift)
+            .date().isoformat() for ms in started_ms.tolist()]
+
+
+def _theo(amounts: npt.NDArray[np.int64], edges: list[Fraction | None]) -> int | None:
+    """Sum of amount x edge over hands, rounded once; ``None`` when a staked hand has no
+    edge."""
+    total = Fraction(0)
+    by_edge: dict[Fraction, int] = {}
+    for amount, edge in zip(amounts.tolist(), edges, strict=True):
+        if amount == 0:
+            continue
+        if edge is None:
+            return None
+        by_edge[edge] = by_edge.get(edge, 0) + amount
+    for edge, amount in by_edge.items():
+        total += edge * amount
+    return cents(total)
 
 
 def rating_slips(sh: SeatHands, gains: Gains, players: list[str],
-                 edges: dict[str, tuple[float, float]], day_start_minutes: int = 360
-                 ) -> list[RatingSlip]:
-    """Slips per (player, gaming day); ``edges`` maps a ruleset to (base-game edge per
-    ante, Trips edge); a ruleset without one adds no theo."""
-    days = gaming_days(sh.started_ms, day_start_minutes)
-    cost = decision_costs(sh, gains)
+                 edges: dict[str, Edges] | None = None, day_start_minutes: int = 360,
+                 zone: str = "UTC", seed: int = SEED) -> list[RatingSlip]:
+    """Slips per (player, gaming day in ``zone``); ``edges`` per ruleset (default
+    :func:`ruleset_edges` of the seat-hands' rulesets)."""
+    if edges is None:
+        edges = ruleset_edges(sh.ruleset)
+    unknown = Edges(None, None)
+    base_edge = [edges.get(r, unknown).base for r in sh.ruleset]
+    trips_edge = [edges.get(r, unknown).trips for r in sh.ruleset]
+    days = gaming_days(sh.started_ms, day_start_minutes, zone)
+    cost = decision_costs(sh, gains, np.random.default_rng(seed))
     wager = sh.ante + sh.blind + sh.play + sh.trips
-    base = np.array([edges.get(r, (0.0, 0.0))[0] for r in sh.ruleset])
-    trips_edge = np.array([edges.get(r, (0.0, 0.0))[1] for r in sh.ruleset])
-    theo = sh.ante * base + sh.trips * trips_edge
     groups: dict[tuple[str, str], list[int]] = {}
     for i, key in enumerate(zip(players, days, strict=True)):
         groups.setdefault(key, []).append(i)
@@ -104,13 +230,17 @@ def rating_slips(sh: SeatHands, gains: Gains, players: list[str],
             lo, hi = spans.get(t, (int(sh.started_ms[i]), int(sh.ended_ms[i])))
             spans[t] = (min(lo, int(sh.started_ms[i])), max(hi, int(sh.ended_ms[i])))
         tables = [sh.table_id[i] for i in ix]
+        base = _theo(sh.ante[rows], [base_edge[i] for i in ix])
+        adjustment = int(sh.adjustment[rows].sum())
         out.append(RatingSlip(
             player=player, gaming_day=day, table_id=max(set(tables), key=tables.count),
             hands=len(ix),
             seconds=sum(hi - lo for lo, hi in spans.values()) / 1000.0,
             avg_ante=float(sh.ante[rows].mean()), avg_wager=float(wager[rows].mean()),
-            handle=int(wager[rows].sum()), theo_win=round(float(theo[rows].sum())),
-            decision_cost=round(float(cost[rows].sum())),
-            actual_win=-int(sh.result[rows].sum()),
+            handle=int(wager[rows].sum()),
+            theo_base=base, theo_trips=_theo(sh.trips[rows], [trips_edge[i] for i in ix]),
+            decision_cost=None if base is None else round(float(cost[rows].sum())),
+            actual_win=-int(sh.result[rows].sum()) - adjustment,
+            dispute_adjustment=adjustment,
         ))
     return out

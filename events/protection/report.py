@@ -1,5 +1,5 @@
 """One pass of game protection over decoded events: seat-hands, gains, players assessed,
-the dealer view."""
+the dealer view, dealers assessed."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from events.protection.assess import (
     gains_of,
     player_keys,
 )
+from events.protection.dealers import DealerAlert, assess_dealers
 from events.protection.hands import HandFolder, SeatHands
 from events.protection.scoring import Gains
 
@@ -31,6 +32,7 @@ class ProtectionReport:
     players: list[str]  # the player of each seat-hand
     assessments: list[Assessment]
     dealers: list[DealerView]
+    dealer_alerts: list[DealerAlert]  # every dealer with enough hands, strongest first
 
     @property
     def hands(self) -> int:
@@ -47,4 +49,5 @@ def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
     gains = gains_of(sh, np.random.default_rng(seed))
     keys = player_keys(sh)
     found = assess(sh, gains, keys, min_hands, threshold)
-    return ProtectionReport(sh, gains, keys, found, dealer_view(found))
+    return ProtectionReport(sh, gains, keys, found, dealer_view(found),
+                            assess_dealers(sh, gains, keys, min_hands, threshold))

@@ -25,7 +25,7 @@ same M holdings; one card of each for the one-card versions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,7 @@ import numpy.typing as npt
 from events.protection.values import (
     MAX_MULTIPLE,
     VISIBLE,
+    Completions,
     completions,
     unseen_cards,
     value_both,
@@ -67,6 +68,9 @@ class Gains:
     one_b: FloatArray
     var_one: FloatArray
     legal_value: FloatArray  # (N,) E[V(raise m) - V(check) | O], m as in ``values``
+    # (N,) E[V(raise the street's largest multiple) - V(check) | O]: legal_value except
+    # after a smaller raise (3x preflop), valued on the same draws
+    legal_max: FloatArray
 
 
 def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, visible: IntArray,
@@ -98,6 +102,7 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
     t_both = np.zeros((h, m + 1))
     t_one = np.zeros((h, m + 2))
     legal = np.zeros(len(decisions.hand))
+    legal_max = np.zeros(len(decisions.hand))
     for street in range(3):
         idx = np.flatnonzero(decisions.street == street)
         for lo in range(0, len(idx), CHUNK):
@@ -112,6 +117,12 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
             np.add.at(t_both, sh, f_both)
             np.add.at(t_one, sh, f_one)
             legal[part] = sign * f_both[:, 1:].mean(axis=1)
+            legal_max[part] = legal[part]
+            smaller = np.flatnonzero(valued != MAX_MULTIPLE[street])
+            if smaller.size:  # what the largest raise was worth instead (no new draws)
+                largest = np.full(smaller.size, MAX_MULTIPLE[street], dtype=np.int64)
+                d_max = value_both(street, largest, _rows(comp, smaller), holdings[sh[smaller]])
+                legal_max[part[smaller]] = d_max[:, 1:].mean(axis=1)
     inflate = 1.0 + 1.0 / m
     null_one = t_one[:, 2:]
     mean_one = null_one.mean(axis=1)
@@ -122,4 +133,10 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
         one_b=t_one[:, 1] - mean_one,
         var_one=null_one.var(axis=1, ddof=1) * inflate,
         legal_value=legal,
+        legal_max=legal_max,
     )
+
+
+def _rows(comp: Completions, rows: IntArray) -> Completions:
+    """The completions of some of a chunk's decisions."""
+    return Completions(*(getattr(comp, f.name)[rows] for f in fields(Completions)))

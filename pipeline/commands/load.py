@@ -13,7 +13,7 @@ from typing import Any
 
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
           "trips_performance", "trips_hits", "dealer_performance", "player_ratings",
-          "player_alerts", "dead_letters")
+          "player_alerts", "dealer_alerts", "dead_letters")
 
 
 def register(sub: Any) -> None:

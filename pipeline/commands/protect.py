@@ -2,6 +2,8 @@
 
     uth protect --source floor.jsonl
     uth protect --source sqlite:///floor.db --json --min-hands 100
+    uth protect --source floor.jsonl --dealers      # one line per dealer assessed
+    uth protect --source floor.jsonl --ratings      # rating slips per player and day
 
 Every decision (preflop 4x/3x or check, flop 2x or check, river 1x or fold) is valued with
 the dealer's actual hole cards and against dealer cards the player could not tell apart:
@@ -14,7 +16,19 @@ player's standardized gain is about N(0, 1); a hole-carder's keeps growing
 or null, ``evidence``: the strongest hands' ids, ``only_with_dealer``: the dealer whose hands
 alone carry the evidence (a dealer who flashes) or null, ``dealers``: the player's hands,
 hidden-card gain and score with each dealer). The text form ends with the dealers the
-flagged players' gains concentrate on.
+flagged players' gains concentrate on, and the dealers flagged on their own statistic.
+
+``--dealers``: one line (object) per dealer with at least N hands: ``dealer_id``,
+``tables``, ``hands``, ``score``, ``flagged`` (a dealer whose hands host hole-card play;
+false alarms at most 1 in 10,000 dealers whose players are honest), ``pattern``
+(``flashes``: the gain is this dealer's, against the other dealers of the same players or
+tables; ``hosts-hole-carders``: the players gain whoever deals; or null), ``evidence``.
+
+``--ratings``: one line (object) per player and gaming day (``UTH_GAMING_DAY_START`` in
+``UTH_TIMEZONE``): hands, handle, theo in two parts (``theo_base``: the antes x the base
+game's exact edge, unknown for a ruleset whose blind table or multiples have none;
+``theo_trips``), the decisions' cost against basic strategy, resolved disputes'
+adjustments, actual win; an unknown figure is ``unknown`` (null in JSON), never a guess.
 
 Exit status: 0 when the assessment ran (whatever it found), 2 when the source cannot be read.
 """
@@ -34,7 +48,12 @@ def register(sub: Any) -> None:
                    help="file.jsonl, sqlite:///log.db or kafka://host:port[/topic]")
     p.add_argument("--json", action="store_true", help="JSON Lines, one object per player")
     p.add_argument("--min-hands", type=int, default=None, metavar="N",
-                   help="assess players with at least N hands (default 50)")
+                   help="assess players (and dealers) with at least N hands (default 50)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--dealers", action="store_true",
+                      help="one line per dealer assessed instead of per player")
+    what.add_argument("--ratings", action="store_true",
+                      help="rating slips per player and gaming day instead")
     p.set_defaults(func=run)
 
 
@@ -50,17 +69,28 @@ def protect_source(source: str, min_hands: int | None = None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from events.localtime import day_start, zone_name
     from events.logs import LogError
 
     if args.min_hands is not None and args.min_hands < 1:
         print("uth protect: --min-hands must be at least 1", file=sys.stderr)
         return 2
     try:
+        where = (day_start(), zone_name()) if getattr(args, "ratings", False) else (0, "UTC")
+    except ValueError as exc:
+        print(f"uth protect: {exc}", file=sys.stderr)
+        return 2
+    try:
         report = protect_source(args.source, args.min_hands)
     except (LogError, OSError) as exc:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
-    (write_json if args.json else write_text)(report, sys.stdout)
+    if getattr(args, "ratings", False):
+        write_ratings(report, sys.stdout, args.json, *where)
+    elif getattr(args, "dealers", False):
+        write_dealers(report, sys.stdout, args.json)
+    else:
+        (write_json if args.json else write_text)(report, sys.stdout)
     return 0
 
 
@@ -94,9 +124,66 @@ def write_text(report: Any, out: IO[str]) -> None:
             line += (f"  {a.pattern}, gain {a.gain:+.1f} antes, {where}; evidence "
                      f"{', '.join(_shown(h) for h in a.evidence)}")
         out.write(line + "\n")
+    _dealers_summary(report, out)
     if report.dealers:
         out.write("\nDealers the flagged players' gains concentrate on:\n")
         for d in report.dealers:
             out.write(f"  {_shown(d.dealer_id):<10} {d.flagged_players} flagged player(s), "
                       f"{d.hands:,} hands, {d.gain:+.1f} antes ({d.gain_share:.0%} of the "
                       f"gain, {d.hand_share:.0%} of the hands), best score {d.max_z:.1f}\n")
+
+
+def _dealers_summary(report: Any, out: IO[str]) -> None:
+    from events.protection.assess import THRESHOLD
+
+    flagged = [d for d in report.dealer_alerts if d.flagged]
+    out.write(f"\nDealers assessed on their own: {len(report.dealer_alerts):,}, "
+              f"{len(flagged):,} flagged (score >= {THRESHOLD:.2f}; false-alarm rate at most "
+              f"1e-04 per dealer whose players are honest).\n")
+    for d in flagged:  # the heading says they are flagged: no mark (players' lines have it)
+        out.write("  " + _dealer_line(d, marked=False) + "\n")
+
+
+def _dealer_line(d: Any, marked: bool = True) -> str:
+    mark = f"{'FLAGGED' if d.flagged else '-':<7} " if marked else ""
+    line = (f"{mark}{_shown(d.dealer_id):<10} tables {_shown(','.join(d.tables)):<12} "
+            f"hands {d.hands:>5} score {d.score:>6.2f}")
+    if d.flagged:
+        who = ", ".join(f"{_shown(p)} {g:+.1f}" for p, g in d.players)
+        line += (f"  {d.pattern} (against the others {d.contrast:+.1f}), gain {d.gain:+.1f} "
+                 f"antes; players {who}; evidence {', '.join(_shown(h) for h in d.evidence)}")
+    return line
+
+
+def write_dealers(report: Any, out: IO[str], as_json: bool) -> None:
+    for d in report.dealer_alerts:
+        out.write((json.dumps(d.to_json()) if as_json else _dealer_line(d)) + "\n")
+
+
+def _cents(value: int | None) -> str:
+    return "unknown" if value is None else f"{value / 100:,.2f}"
+
+
+def write_ratings(report: Any, out: IO[str], as_json: bool, day_start_minutes: int,
+                  zone: str) -> None:
+    from events.protection.ratings import rating_slips
+
+    slips = rating_slips(report.seat_hands, report.gains, report.players,
+                         day_start_minutes=day_start_minutes, zone=zone)
+    for s in slips:
+        if as_json:
+            out.write(json.dumps({
+                "player": s.player, "gaming_day": s.gaming_day, "table_id": s.table_id,
+                "hands": s.hands, "hours": round(s.seconds / 3600, 3),
+                "avg_ante": round(s.avg_ante), "avg_wager": round(s.avg_wager),
+                "handle": s.handle, "theo_base": s.theo_base, "theo_trips": s.theo_trips,
+                "theo_win": s.theo_win, "decision_cost": s.decision_cost,
+                "dispute_adjustment": s.dispute_adjustment, "actual_win": s.actual_win,
+                "win_minus_theo": s.win_minus_theo}) + "\n")
+            continue
+        out.write(f"{_shown(s.player):<40} {s.gaming_day} hands {s.hands:>5} "
+                  f"handle {_cents(s.handle):>12} theo {_cents(s.theo_win):>10} "
+                  f"(base {_cents(s.theo_base)}, trips {_cents(s.theo_trips)}) "
+                  f"decisions' cost {_cents(s.decision_cost)} disputes "
+                  f"{_cents(s.dispute_adjustment)} actual {_cents(s.actual_win)} "
+                  f"actual-theo {_cents(s.win_minus_theo)}\n")

@@ -60,13 +60,16 @@ def register(sub: Any) -> None:
                    help="simulated time the floor opens (default 2026-11-29T18:00:00Z; with "
                         "--pace, now)")
     p.add_argument("--truth", metavar="PATH",
-                   help="write the injected mispays here (JSON Lines: hand_id, seat, spot, "
-                        "kind, expected, recorded, ...)")
+                   help="write the ground truth here (JSON Lines): the injected mispays "
+                        "(hand_id, seat, spot, kind, expected, recorded, ...) and, with "
+                        "--roster, each player (record player: table_id, seat, profile, "
+                        "hole_carder, sees, only_with_dealer)")
     p.add_argument("--roster", metavar="SPEC",
                    help="players seated for the whole run instead of coming and going: "
                         "profile*count,... (profiles: basic, loose, weak, hole_card, "
                         "always_raise, never_raise, random, hole_card_both, hole_card_one; "
-                        "hole_card_both@N: only when the table's Nth dealer deals), "
+                        "hole_card_both@N, hole_card_one@N: only when the table's Nth "
+                        "dealer deals), "
                         "dealt to the tables in turn; listed in --truth")
     p.add_argument("--sink", required=True, metavar="URL",
                    help="a .jsonl file (rewritten), sqlite:///log.db or kafka://host:port[/topic]")

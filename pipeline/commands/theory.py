@@ -60,11 +60,19 @@ def _text(r: dict[str, Any]) -> str:
             f"  decisions: 4x preflop {_pct(rates['raise_4x_preflop'], 1)}, 2x flop "
             f"{_pct(rates['raise_2x_flop'], 1)}, 1x river {_pct(rates['raise_1x_river'], 1)}, "
             f"fold {_pct(rates['fold_river'], 1)}",
-            f"  published per ante: {_pct(r['published']['base_house_edge_per_ante_optimal'], 3)}"
-            f" optimal play, about "
-            f"{_pct(r['published']['base_house_edge_per_ante_practical'], 2)} practical strategy",
+            _published(r["published"]),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _published(published: dict[str, Any]) -> str:
+    """The published figures, only for the blind table and multiples they are for."""
+    if published.get("base_house_edge_per_ante_exact") is None:
+        return ("  published per ante: none for this blind table and play multiples (the "
+                "published figures are for the shipped rulesets' table)")
+    return (f"  published per ante: {_pct(published['base_house_edge_per_ante_exact'], 3)}"
+            f" optimal play (exact), about "
+            f"{_pct(published['base_house_edge_per_ante_practical'], 2)} practical strategy")
 
 
 def _bar(done: int, total: int) -> None:

@@ -25,6 +25,10 @@ GROUP = "players"
         dg.AssetSpec("player_alert_dealers", group_name=GROUP, kinds={"duckdb"},
                      deps=["events", "hands"],
                      description="The flagged players' hidden-card gains by dealer."),
+        dg.AssetSpec("dealer_alerts", group_name=GROUP, kinds={"duckdb"},
+                     deps=["events", "hands"],
+                     description="Dealers whose hands host hole-card play, flagged on their "
+                                 "own statistic: score, pattern (flashes or hosts), evidence."),
     ],
     name="players",
 )
@@ -33,7 +37,7 @@ def players(context: dg.AssetExecutionContext,
     with load_lock(warehouse.path), writing(warehouse.path) as con:
         counts = update_players(con, warehouse.day_start_minutes)
     context.log.info(f"players: {counts or 'no new events'}")
-    for key in ("player_ratings", "player_alerts", "player_alert_dealers"):
+    for key in ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts"):
         yield dg.MaterializeResult(asset_key=key,
                                    metadata={"rows": counts.get(key, -1),
                                              "rebuilt": bool(counts)})

@@ -1,5 +1,6 @@
-"""``player_ratings``, ``player_alerts`` and ``player_alert_dealers`` rebuilt from the
-warehouse's events by ``events.protection`` (the same analysis as ``uth protect``).
+"""``player_ratings``, ``player_alerts``, ``player_alert_dealers`` and ``dealer_alerts``
+rebuilt from the warehouse's events by ``events.protection`` (the same analysis as ``uth
+protect``).
 
 A player's score is a statistic over all their hands, so the tables are rebuilt whole; a
 load that brought no new events leaves them as they are (the event count they were built
@@ -18,7 +19,13 @@ import duckdb
 from pipeline.warehouse import CONFLICT_LOSERS, META
 
 BATCH = 20_000
-BUILT_FROM = "players_built_from_events"
+RATING_COLUMNS = ("player", "gaming_day", "table_id", "hands", "hours", "avg_ante",
+                  "avg_wager", "handle", "theo_base", "theo_trips", "theo_win",
+                  "decision_cost", "dispute_adjustment", "actual_win", "win_minus_theo",
+                  "protection_score", "flagged")
+# versioned: a warehouse built before the theo's two parts and the disputes' adjustments
+# is rebuilt on its next load
+BUILT_FROM = "players_built_from_events_v2"
 _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
     'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
     'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""
@@ -33,24 +40,19 @@ def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
         yield decode_many([r[0].encode() for r in rows])
 
 
-def _edges(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[float, float]]:
-    from pipeline.analytics.common import ensure_theory
-
-    ensure_theory(con)
-    return {r[0]: (float(r[1]), float(r[2])) for r in con.execute(
-        "SELECT ruleset, base_edge_per_ante, trips_edge FROM ruleset_theory").fetchall()}
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]]) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
+            columns: tuple[str, ...] = ()) -> None:
     if rows:
         marks = ", ".join("?" * len(rows[0]))
-        con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+        names = f" ({', '.join(columns)})" if columns else ""
+        con.executemany(f"INSERT INTO {table}{names} VALUES ({marks})", rows)
 
 
 def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
                    force: bool = False) -> dict[str, int]:
     """Rebuild the player tables when the warehouse holds events they were not built
     from; counts of rows written (empty when nothing changed)."""
+    from events.localtime import zone_name
     from events.protection.ratings import rating_slips
     from events.protection.report import protect
 
@@ -59,15 +61,16 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     if not force and built and int(built[0][0]) == events:
         return {}
     report = protect(_batches(con))
-    slips = rating_slips(report.seat_hands, report.gains, report.players, _edges(con),
-                         day_start_minutes)
+    slips = rating_slips(report.seat_hands, report.gains, report.players,
+                         day_start_minutes=day_start_minutes, zone=zone_name())
     scores = {a.player: (a.score, a.flagged) for a in report.assessments}
     con.execute("DELETE FROM player_ratings")
     _insert(con, "player_ratings", [
         [s.player, s.gaming_day, s.table_id, s.hands, s.seconds / 3600.0, s.avg_ante,
-         s.avg_wager, s.handle, s.theo_win, s.decision_cost, s.actual_win, s.win_minus_theo,
-         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1], None]
-        for s in slips])
+         s.avg_wager, s.handle, s.theo_base, s.theo_trips, s.theo_win, s.decision_cost,
+         s.dispute_adjustment, s.actual_win, s.win_minus_theo,
+         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1]]
+        for s in slips], RATING_COLUMNS)
     con.execute("""UPDATE player_ratings r SET currency = c.currency
         FROM (SELECT table_id, any_value(currency) AS currency FROM hands GROUP BY table_id) c
         WHERE c.table_id = r.table_id""")
@@ -81,7 +84,14 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
                    for d in a.dealers]
     _insert(con, "player_alert_dealers", dealer_rows)
+    dealers = [d for d in report.dealer_alerts if d.flagged]
+    con.execute("DELETE FROM dealer_alerts")
+    _insert(con, "dealer_alerts", [
+        [d.dealer_id, ",".join(d.tables), d.hands, d.seat_hands, d.score, *d.z, d.contrast,
+         d.pattern, d.gain, json.dumps(list(d.evidence)),
+         json.dumps([{"player": p, "gain_antes": round(g, 2)} for p, g in d.players])]
+        for d in dealers])
     con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
     con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, str(events)])
     return {"player_ratings": len(slips), "player_alerts": len(flagged),
-            "player_alert_dealers": len(dealer_rows)}
+            "player_alert_dealers": len(dealer_rows), "dealer_alerts": len(dealers)}

@@ -84,6 +84,7 @@ def test_every_page_in_chromium(browser, server: Server, tmp_path: Path) -> None
     page.goto(f"{server.url}/players", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Game protection", exact=True).wait_for(timeout=120_000)
     page.get_by_text("Open an evidence hand").wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Dealers flagged", exact=True).wait_for(timeout=120_000)
     page.get_by_role("button", name="Open in hand audit").click(timeout=120_000)
     page.get_by_role("heading", name="Hand audit", exact=True).wait_for(timeout=120_000)
     page.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=120_000)

@@ -17,7 +17,9 @@ def test_ratings_and_totals(app, handmade_warehouse: Path) -> None:  # type: ign
     shown = metrics(at)
     assert shown["Players"] == ["2"] and shown["Hands"] == ["260"]
     assert shown["Handle"] == ["$10,400.00"]  # 360,000 + 320,000 + 360,000 cents
-    assert shown["Theoretical win"] == ["$90.00"] and shown["Actual win"] == ["-$230.00"]
+    # the pseudonym's theo is unknown (a ruleset without an exact base edge): left aside, said
+    assert shown["Theoretical win"] == ["$50.00 + 1 unknown"]
+    assert shown["Actual win"] == ["-$230.00"]
     assert shown["Flagged players"] == ["1"]
     slips = at.dataframe[0].value
     assert list(slips["Player"]) == [HOLE_CARDER, PSEUDONYM]  # flagged first
@@ -28,11 +30,18 @@ def test_ratings_and_totals(app, handmade_warehouse: Path) -> None:  # type: ign
     assert first["Decisions' cost"] == "$90.00"
     assert first["Actual − theo"] == "-$490.00"  # -350 - (50 + 90) dollars
     assert first["Protection score"] == "6.20"
+    assert first["Dispute adjustments"] == "$10.00"
+    second = slips.iloc[1]  # unknown, not zero and not a guess
+    assert (second["Theo win"], second["Decisions' cost"], second["Actual − theo"]) == (
+        "unknown", "unknown", "unknown")
     daily = at.dataframe[1].value  # the slips as stored, latest day first
     assert list(zip(daily["Gaming day"], daily["Player"], daily["Hands"], strict=True)) == [
         ("2026-11-28", HOLE_CARDER, "80"), ("2026-11-28", PSEUDONYM, "60"),
         ("2026-11-27", HOLE_CARDER, "120")]
     assert list(daily["Average wager"]) == ["$40.00", "$60.00", "$30.00"]
+    assert list(daily["Theo base game"]) == ["$18.00", "unknown", "$25.00"]
+    assert list(daily["Theo Trips"]) == ["$2.00", "$10.00", "$5.00"]
+    assert list(daily["Dispute adjustments"]) == ["$10.00", "$0.00", "$0.00"]
 
 
 def test_day_filter(app, handmade_warehouse: Path) -> None:  # type: ignore[no-untyped-def]
@@ -56,6 +65,11 @@ def test_protection_section(app, handmade_warehouse: Path) -> None:  # type: ign
     assert list(evidence["Dealer"]) == ["D1", "D1"]  # from the hands table
     assert list(dealers["Dealer"]) == ["D1", "D2"]
     assert list(dealers["Share of the gain"]) == ["84%", "16%"]  # 80 / 95.5, 15.5 / 95.5
+    flagged_dealers = at.dataframe[5].value  # flagged on their own statistic, last
+    assert list(flagged_dealers["Dealer"]) == ["D1"]
+    assert list(flagged_dealers["Pattern"]) == ["flashes"]
+    assert list(flagged_dealers["Players"]) == [HOLE_CARDER]
+    assert list(flagged_dealers["Evidence hands"]) == ["H1, H2"]
     at.selectbox(key="players_open").set_value(f"H2|{HOLE_CARDER}").run()
     at.button(key="players_go").click().run()
     no_failure(at)

@@ -49,12 +49,16 @@ CREATE TABLE dead_letters(source VARCHAR, position VARCHAR, reason VARCHAR, raw 
 CREATE TABLE player_ratings(player VARCHAR, gaming_day DATE, table_id VARCHAR, hands BIGINT,
   hours DOUBLE, avg_ante DOUBLE, avg_wager DOUBLE, handle BIGINT, theo_win BIGINT,
   decision_cost BIGINT, actual_win BIGINT, win_minus_theo BIGINT, protection_score DOUBLE,
-  flagged BOOLEAN, currency VARCHAR);
+  flagged BOOLEAN, currency VARCHAR, theo_base BIGINT, theo_trips BIGINT,
+  dispute_adjustment BIGINT);
 CREATE TABLE player_alerts(player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT,
   decisions BIGINT, score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR,
   gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR);
 CREATE TABLE player_alert_dealers(player VARCHAR, dealer_id VARCHAR, hands BIGINT,
   gain_antes DOUBLE, z DOUBLE);
+CREATE TABLE dealer_alerts(dealer_id VARCHAR, tables VARCHAR, hands BIGINT,
+  seat_hands BIGINT, score DOUBLE, z_both DOUBLE, z_first DOUBLE, z_second DOUBLE,
+  contrast DOUBLE, pattern VARCHAR, gain_antes DOUBLE, evidence VARCHAR, players VARCHAR);
 """
 
 D27, D28, D29 = date(2026, 11, 27), date(2026, 11, 28), date(2026, 11, 29)
@@ -162,15 +166,21 @@ TABLE_OPENED = {"ruleset": "charlevoix-2011", "min_bet": 500, "max_bet": 50000,
 # theo, decisions' cost, actual win, score, flagged (win - theo derived below)
 HOLE_CARDER = "T1/seat-2/H1"
 PSEUDONYM = "pr1_0123456789abcdef0123456789abcdef"
+# player, day, table, hands, hours, avg ante, avg wager, handle, theo, decisions' cost,
+# actual win, score, flagged, theo base, theo trips, dispute adjustment; the pseudonym
+# played a ruleset without an exact base edge: its theo and cost are unknown
 RATINGS = [
     (HOLE_CARDER, D27, "T1", 120, 3.0, 1000.0, 3000.0, 360_000, 3_000, 5_000, -20_000, 6.2,
-     True),
+     True, 2_500, 500, 0),
     (HOLE_CARDER, D28, "T1", 80, 2.0, 1000.0, 4000.0, 320_000, 2_000, 4_000, -15_000, 6.2,
-     True),
-    (PSEUDONYM, D28, "T2", 60, 1.5, 2500.0, 6000.0, 360_000, 4_000, 500, 12_000, 0.7, False),
+     True, 1_800, 200, 1_000),
+    (PSEUDONYM, D28, "T2", 60, 1.5, 2500.0, 6000.0, 360_000, None, None, 12_000, 0.7, False,
+     None, 1_000, 0),
 ]
 ALERTS = [(HOLE_CARDER, "T1", "2", 200, 350, 6.2, 6.2, 3.0, "hole-card-both", 95.5,
            '["H1", "H2"]', "D1", "D1")]
+DEALER_ALERTS = [("D1", "T1", 150, 600, 5.1, 4.8, 2.0, 1.1, 3.9, "flashes", 80.0,
+                  '["H1", "H2"]', json.dumps([{"player": HOLE_CARDER, "gain_antes": 80.0}]))]
 ALERT_DEALERS = [(HOLE_CARDER, "D1", 150, 80.0, 6.0), (HOLE_CARDER, "D2", 50, 15.5, 2.1)]
 
 
@@ -217,10 +227,13 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
                     [(eid, k, t, h, seq, at, d, json.dumps(p), str(seq))
                      for eid, k, t, h, seq, at, d, p in events])
     con.execute("INSERT INTO load_positions VALUES ('test.jsonl', '517', 18, now())")
-    con.executemany("INSERT INTO player_ratings VALUES (" + ",".join("?" * 15) + ")", [
-        (*r[:11], r[10] - r[8] - r[9], r[11], r[12], "USD") for r in RATINGS])
+    con.executemany("INSERT INTO player_ratings VALUES (" + ",".join("?" * 18) + ")", [
+        (*r[:11], None if r[8] is None or r[9] is None else r[10] - r[8] - r[9], r[11], r[12],
+         "USD", *r[13:]) for r in RATINGS])
     con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 13) + ")", ALERTS)
     con.executemany("INSERT INTO player_alert_dealers VALUES (?,?,?,?,?)", ALERT_DEALERS)
+    con.executemany("INSERT INTO dealer_alerts VALUES (" + ",".join("?" * 13) + ")",
+                    DEALER_ALERTS)
 
 
 def build(path: Path, rows: bool = True) -> Path:

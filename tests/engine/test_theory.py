@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,24 @@ def test_cli_unknown_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "unknown ruleset 'atlantis'" in err
     assert "charlevoix-2011" in err and "live-online" in err
+
+
+def test_the_published_exact_edge_is_given_only_for_its_blind_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every shipped ruleset: 2.185% (the published exact figure); a casino's own blind
+    table: none, in the JSON and the text (never the shipped table's figure)."""
+    import dataclasses
+
+    from tests.protection.test_ratings import CUSTOM_TOML
+
+    shipped = theory_report(load_ruleset("live-online"), deals=0)["published"]
+    assert shipped["base_house_edge_per_ante_exact"] == pytest.approx(0.02185, abs=1e-12)
+    base = load_ruleset("cardroom")
+    other = dataclasses.replace(base, blind_table={**base.blind_table, 6: Fraction(2)})
+    assert theory_report(other, deals=0)["published"]["base_house_edge_per_ante_exact"] is None
+    toml = tmp_path / "my-casino.toml"
+    toml.write_text(CUSTOM_TOML)
+    assert main(["theory", "--ruleset", str(toml), "--hands", "200"]) == 0
+    assert "published per ante: none for this blind table" in capsys.readouterr().out
+    assert main(["theory", "--ruleset", "cardroom", "--hands", "200"]) == 0
+    assert "published per ante: 2.185% optimal play (exact)" in capsys.readouterr().out

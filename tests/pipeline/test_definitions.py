@@ -25,9 +25,9 @@ def test_definitions_load() -> None:
         "events", "dead_letters", "load_positions", "events_archive", "hands", "wagers",
         "audit_findings", "table_hold_daily", "trips_performance", "trips_hits",
         "dealer_performance", "player_ratings", "player_alerts", "player_alert_dealers",
-        "seals"}
+        "dealer_alerts", "seals"}
     assert {k.to_user_string() for k in graph.asset_keys_for_group("players")} == {
-        "player_ratings", "player_alerts", "player_alert_dealers"}
+        "player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts"}
     # the archive is written after the seals are copied, so it holds them with its events
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("events_archive")).parent_keys
             } == {"events", "seals"}

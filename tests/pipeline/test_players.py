@@ -63,3 +63,81 @@ def test_a_load_without_new_events_keeps_the_tables(loaded: Path) -> None:
     assert main(["load", "--source", f"sqlite:///{loaded.parent / 'events.db'}",
                  "--warehouse", str(loaded), "-q"]) == 0
     assert query(loaded, "SELECT * FROM player_alerts") == before
+
+
+def test_the_hole_carders_dealers_are_alerted_as_hosts(loaded: Path) -> None:
+    """The hole-carder sees with every dealer: the dealers flagged are their table's, as
+    hosts, not as dealers who flash."""
+    rows = query(loaded, "SELECT dealer_id, tables, pattern, score FROM dealer_alerts")
+    assert rows and all(t == "T01" and p == "hosts-hole-carders" and s >= 3.72
+                        for _, t, p, s in rows)
+
+
+def test_theo_is_exact_and_disputes_count_in_the_actual_win(tmp_path: Path) -> None:
+    """Per slip the base theo is the antes x 2.1850% rounded once, the Trips theo the Trips
+    wagers x the exact edge; the actual win is the settled result less what resolved
+    disputes paid the player, all of it."""
+    from fractions import Fraction
+
+    from events.game.rulesets import load_ruleset
+    from events.game.theory import trips_theory
+    from events.protection.ratings import cents
+
+    log = f"sqlite:///{tmp_path / 'events.db'}"
+    simulate(SimConfig(tables=1, hands=200, seed=3, ruleset="charlevoix-2011",
+                       roster=("basic", "random"), mispay_rate=0.05, dispute_rate=0.05),
+             log, tmp_path / "truth.jsonl")
+    wh = tmp_path / "w.duckdb"
+    assert main(["load", "--source", log, "--warehouse", str(wh), "-q"]) == 0
+    (adjusted,), = query(wh, """SELECT sum(CAST(payload->>'adjustment' AS BIGINT))
+        FROM events WHERE type = 'DisputeResolved'""")
+    assert adjusted  # the simulator's disputes paid (or took back) something
+    (paid,), = query(wh, """SELECT sum(CAST(payload->>'amount' AS BIGINT)) FROM events
+        WHERE type = 'PayoutRecorded'""")
+    # the audit books an adjustment in the seat's recorded result: the house win agrees
+    (house,), = query(wh, """SELECT -sum(recorded_result) FROM wagers JOIN hands
+        USING (hand_id) WHERE status = 'settled'""")
+    (actual, adjustments), = query(wh, """SELECT sum(actual_win), sum(dispute_adjustment)
+        FROM player_ratings""")
+    assert adjustments == adjusted and actual == -paid - adjusted == house
+    trips_edge = -trips_theory(load_ruleset("charlevoix-2011")).expected_value
+    slips = query(wh, """SELECT r.player, r.theo_base, r.theo_trips, r.theo_win,
+        sum(w.amount) FILTER (WHERE w.spot = 'ante'),
+        coalesce(sum(w.amount) FILTER (WHERE w.spot = 'trips'), 0)
+        FROM player_ratings r JOIN hands h ON h.table_id = r.table_id
+            AND h.gaming_day = r.gaming_day AND h.status = 'settled'
+        JOIN wagers w ON w.hand_id = h.hand_id
+            AND w.seat = CAST(split_part(r.player, 'seat-', 2)[1:1] AS INTEGER)
+        GROUP BY ALL""")
+    assert len(slips) == 2
+    for _, base, trips, theo, antes, trips_staked in slips:
+        assert base == cents(Fraction(antes) * Fraction(21850, 1_000_000))
+        assert trips == cents(trips_staked * trips_edge) and theo == base + trips
+
+
+def test_a_custom_blind_table_loads_with_no_base_theo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A floor dealt under a casino's own ruleset (another blind table): the warehouse's
+    slips have no base theo, no theo and no decisions' cost (NULL, never a guessed figure),
+    and the Trips theo at the exact edge of its trips table."""
+    from events.game.rulesets import load_ruleset
+    from events.game.theory import trips_theory
+    from events.protection.ratings import cents
+    from tests.protection.test_ratings import CUSTOM_TOML
+
+    (tmp_path / "my-casino.toml").write_text(CUSTOM_TOML)
+    monkeypatch.setenv("UTH_RULESETS_DIR", str(tmp_path))
+    log = f"sqlite:///{tmp_path / 'events.db'}"
+    simulate(SimConfig(tables=1, hands=80, seed=4, ruleset="my-casino",
+                       roster=("basic", "loose")), log, tmp_path / "truth.jsonl")
+    wh = tmp_path / "w.duckdb"
+    assert main(["load", "--source", log, "--warehouse", str(wh), "-q"]) == 0
+    rows = query(wh, """SELECT theo_base, theo_win, decision_cost, win_minus_theo, theo_trips,
+        (SELECT coalesce(sum(amount), 0) FROM wagers w WHERE w.spot = 'trips'
+            AND w.seat = CAST(split_part(r.player, 'seat-', 2)[1:1] AS INTEGER))
+        FROM player_ratings r""")
+    edge = -trips_theory(load_ruleset("my-casino")).expected_value
+    assert len(rows) == 2
+    for base, theo, cost, vs, trips, staked in rows:
+        assert (base, theo, cost, vs) == (None, None, None, None)
+        assert trips == cents(staked * edge)

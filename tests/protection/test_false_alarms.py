@@ -6,6 +6,7 @@ whose stated rate is at most 3 (1 - Phi(4)) ~ 1e-4 per player (docs/game-protect
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -63,3 +64,21 @@ def test_each_style_has_mean_zero_gain(honest_report: object) -> None:
         assert abs(float(np.mean(zs))) < 4 / math.sqrt(len(zs)), style
 
 
+
+
+@pytest.fixture(scope="module")
+def honest_dealers(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    """40 tables x 300 hands, 5 honest players each: 120 dealers of about 100 hands."""
+    roster = tuple(HONEST[i % len(HONEST)] for i in range(40 * 5))
+    sink, _ = write_floor(tmp_path_factory.mktemp("honest-dealers"), 40, 300, roster, seed=41)
+    return protect_source(str(sink)).dealer_alerts  # type: ignore[no-any-return]
+
+
+def test_no_dealer_of_honest_players_flagged(honest_dealers: list[Any]) -> None:
+    """Each dealer's self-normalized score over everyone at their hands is about N(0, 1);
+    the adjusted score (with each player's score at the dealer) stays below 3.72."""
+    assert len(honest_dealers) == 120
+    assert not [d for d in honest_dealers if d.flagged or d.pattern is not None]
+    assert max(d.score for d in honest_dealers) < THRESHOLD
+    z = np.array([d.z[0] for d in honest_dealers])
+    assert abs(z.mean()) < 4 / math.sqrt(len(z)) and 0.8 < z.std() < 1.2

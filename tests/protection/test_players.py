@@ -22,7 +22,7 @@ def _seat_hands(rows: list[tuple[str, int, int, str | None]]) -> SeatHands:
         dealer_id=["D1"] * n, ruleset=["charlevoix-2011"] * n,
         player_ref=[r[3] for r in rows], seat=np.array([r[1] for r in rows]),
         ordinal=np.array([r[2] for r in rows]), started_ms=z, ended_ms=z, ante=z, blind=z,
-        trips=z, play=z, result=z, hole=np.zeros((n, 2), np.int64),
+        trips=z, play=z, result=z, adjustment=z, hole=np.zeros((n, 2), np.int64),
         dealer=np.zeros((n, 2), np.int64), board=np.zeros((n, 5), np.int64),
         cards_known=np.zeros(n, np.bool_), dec_hand=z[:0], dec_street=z[:0],
         dec_multiple=z[:0])
@@ -34,6 +34,19 @@ def test_a_seat_session_ends_with_a_hand_the_seat_sits_out() -> None:
         ("T1", 3, 1, None), ("T2", 2, 1, None), ("T1", 2, 4, None)]))
     assert keys == ["T1/seat-2/T1-0000", "T1/seat-2/T1-0000", "T1/seat-2/T1-0003",
                     "T1/seat-3/T1-0001", "T2/seat-2/T2-0001", "T1/seat-2/T1-0003"]
+
+
+def test_a_seat_session_ends_with_a_pause_in_play() -> None:
+    """The same seat at the table's next hand, but after the table stood idle for more than
+    30 minutes (closed overnight): another seat session."""
+    import dataclasses
+
+    sh = _seat_hands([("T1", 2, 0, None), ("T1", 2, 1, None), ("T1", 2, 2, None)])
+    minute = 60_000
+    sh = dataclasses.replace(sh, started_ms=np.array([0, 2, 34]) * minute,
+                             ended_ms=np.array([1, 3, 35]) * minute)
+    assert player_keys(sh) == ["T1/seat-2/T1-0000", "T1/seat-2/T1-0000",
+                               "T1/seat-2/T1-0002"]  # 31 minutes after hand 1 ended: new
 
 
 def test_a_pseudonym_is_one_player_across_seats_and_tables() -> None:
@@ -109,3 +122,24 @@ def test_a_bad_roster_is_refused(tmp_path: Path, capsys: Any) -> None:
         assert main(["simulate", "--tables", "1", "--hands", "5", "--ruleset",
                      "charlevoix-2011", "--roster", roster, "--sink", sink, "--quiet"]) == 2
         assert says in capsys.readouterr().err
+
+
+def test_redelivered_copies_count_once(tmp_path: Path) -> None:
+    """Every third event delivered twice (the contract's at-least-once delivery): the same
+    players, hands, results and scores as the log without copies."""
+    from events.protection.ratings import rating_slips
+    from pipeline.commands.protect import protect_source
+    from tests.protection.conftest import write_floor
+
+    sink, _ = write_floor(tmp_path, 1, 80, ("basic", "random"), seed=4)
+    lines = sink.read_bytes().splitlines()
+    copies = tmp_path / "copies.jsonl"
+    copies.write_bytes(b"".join(x + b"\n" + (x + b"\n" if i % 3 == 0 else b"")
+                                for i, x in enumerate(lines)))
+    seen = []
+    for source in (sink, copies):
+        r = protect_source(str(source), min_hands=1)
+        seen.append(([(a.player, a.hands, a.score) for a in r.assessments],
+                     [(s.player, s.hands, s.handle, s.actual_win)
+                      for s in rating_slips(r.seat_hands, r.gains, r.players)]))
+    assert len(seen[0][0]) == 2 and seen[1] == seen[0]
