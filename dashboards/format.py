@@ -26,18 +26,9 @@ import math
 from datetime import datetime
 from typing import Any
 
+from events.money import money as events_money
+
 MISSING = "—"
-
-# symbol, minor-unit digits; anything else is written "<CODE> 1,234.56"
-_CURRENCIES: dict[str, tuple[str, int]] = {
-    "USD": ("$", 2),
-    "CAD": ("CA$", 2),
-    "EUR": ("€", 2),
-    "GBP": ("£", 2),
-    "JPY": ("¥", 0),
-    "KRW": ("₩", 0),
-}
-
 
 def _is_missing(value: Any) -> bool:
     if value is None:
@@ -56,13 +47,7 @@ def money(cents: Any, currency: str | None) -> str:
         if not cents.is_integer():
             raise ValueError(f"money is integer cents, got {cents!r}")
         cents = int(cents)
-    amount = int(cents)
-    code = (currency or "").upper()
-    symbol, digits = _CURRENCIES.get(code, (f"{code} " if code else "", 2))
-    sign = "-" if amount < 0 else ""
-    units, minor = divmod(abs(amount), 10**digits)
-    text = f"{units:,}" + (f".{minor:0{digits}d}" if digits else "")
-    return f"{sign}{symbol}{text}"
+    return events_money(int(cents), currency, symbol=True)
 
 
 def mispay_net(cents: Any, currency: str, mispays: Any) -> str:

@@ -12,7 +12,7 @@ from the auditor (the warehouse's ``wagers`` and ``audit_findings``, and
 >>> view.seats[2].cards, view.seats[2].bets
 (['Qh', '3h'], {'ante': 1000})
 >>> describe(evs[1], "USD")
-'Seat 2 bets $10.00 on ante'
+'Seat 2 bets $10.00 on the ante.'
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from dashboards.format import money
-from events.game.cards import DECK, glyph
+from events.contract.schemas import EVENT_TYPES
+from events.describe import describe_payload
 
 SUIT_GLYPHS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SPOTS = ("ante", "blind", "trips", "play")
@@ -127,44 +130,23 @@ def fold(events: Sequence[dict[str, Any]], upto: int) -> TableView:
 
 
 def describe(ev: dict[str, Any], currency: str) -> str:
-    """One event as a sentence."""
-    kind, p = ev.get("type"), ev.get("payload") or {}
-    # cards as a person reads them (A♥ 10♠), not as the contract codes them (Ah Ts)
-    cards = " ".join(glyph(str(c)) if str(c) in DECK else str(c) for c in p.get("cards") or [])
-    if kind == "HandStarted":
-        seats = ", ".join(str(s) for s in p.get("seats") or [])
-        return f"Hand started by dealer {p.get('dealer_id')} with seats {seats}"
-    if kind == "BetPlaced":
-        return f"Seat {p.get('seat')} bets {money(p.get('amount'), currency)} on {p.get('spot')}"
-    if kind == "CardsDealt":
-        target = p.get("target")
-        who = f"seat {p.get('seat')}" if target == "seat" else str(target)
-        return f"Dealt to {who}: {cards}"
-    if kind == "CommunityRevealed":
-        return f"{str(p.get('street')).replace('_', ' and ').capitalize()} revealed: {cards}"
-    if kind == "PlayerDecision":
-        text = f"Seat {p.get('seat')} {p.get('action')}s on the {p.get('street')}"
-        if p.get("action") == "raise":
-            text = (f"Seat {p.get('seat')} raises {p.get('multiple')}x "
-                    f"({money(p.get('amount'), currency)}) on the {p.get('street')}")
-        return text + (" (automatic)" if p.get("auto") else "")
-    if kind == "DealerRevealed":
-        return f"Dealer reveals {cards}"
-    if kind == "PayoutRecorded":
-        return (f"Seat {p.get('seat')} {p.get('spot')}: {p.get('outcome')}, "
-                f"{money(p.get('amount'), currency)}")
-    if kind == "ChipsPurchased":
-        return f"Seat {p.get('seat')} buys {money(p.get('amount'), currency)} ({p.get('method')})"
-    if kind == "HandVoided":
-        return f"Hand voided: {p.get('reason')}"
-    if kind == "DisputeOpened":
-        return f"Seat {p.get('seat')} opens a dispute: {p.get('claim')}"
-    if kind == "DisputeResolved":
-        return (f"Dispute of seat {p.get('seat')} resolved: {p.get('resolution')} "
-                f"(adjustment {money(p.get('adjustment'), currency)})")
-    if kind == "HandEnded":
-        return "Hand ended"
-    return str(kind)
+    """One stored event (``type`` and ``payload``) as the evidence document says it, its
+    amounts in the table's currency (:func:`events.describe.describe_payload`)."""
+    kind = str(ev.get("type"))
+    payload_type = _PAYLOADS.get(kind)
+    if payload_type is None:
+        return f"{kind}."
+    try:
+        payload = msgspec.convert(ev.get("payload") or {}, payload_type)
+    except msgspec.ValidationError:
+        return f"{kind}."  # (stored events were validated; a row of another shape is named)
+    return describe_payload(kind, payload, currency)
+
+
+# each event type's payload Struct, for reading the warehouse's payloads back
+_PAYLOADS: dict[str, Any] = {
+    name: next(f.type for f in msgspec.structs.fields(cls) if f.name == "payload")
+    for name, cls in EVENT_TYPES.items()}
 
 
 def card_html(card: str, state: str = "up") -> str:

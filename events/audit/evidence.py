@@ -17,66 +17,17 @@ import msgspec
 
 from events.audit.findings import MISPAY, Finding
 from events.audit.records import disputes_of, verdict
-from events.audit.settle import HandSettlement, WagerCheck, outcome_words, reason, settle_hand
+from events.audit.settle import HandSettlement, WagerCheck, reason, settle_hand
 from events.contract.schemas import Event, TableOpened, encode_event
-from events.game.cards import glyph
-from events.game.rules import money
+from events.describe import describe, glyphs
 from events.localtime import stamp
+from events.money import money, outcome_words
 from events.replay.fold import TableContext, replay, visible
 
 DOCUMENT = "uth-hand-evidence"
 VERSION = 1
 
 
-def glyphs(cards: Iterable[str]) -> str:
-    return " ".join(glyph(c) for c in cards)
-
-
-def describe(ev: Event) -> str:
-    """One event as a supervisor reads it."""
-    p: Any = ev.payload
-    kind = type(ev).__name__
-    if kind == "TableOpened":
-        trips = f", trips up to {money(p.max_trips)}" if p.max_trips else ""
-        return (f"Table {ev.table_id} opens under {p.ruleset}: bets {money(p.min_bet)} to "
-                f"{money(p.max_bet)}{trips}, {p.seats} seats, {p.currency}.")
-    if kind == "HandStarted":
-        shoe = f", shoe {p.shoe_id}" if p.shoe_id else ""
-        return (f"Hand {ev.hand_id} starts: dealer {p.dealer_id}, seats "
-                f"{', '.join(map(str, p.seats))}{shoe}.")
-    if kind == "BetPlaced":
-        return f"Seat {p.seat} bets {money(p.amount)} on the {p.spot}."
-    if kind == "CardsDealt":
-        if p.target == "seat":
-            return f"Seat {p.seat} is dealt {glyphs(p.cards)} (face down)."
-        if p.target == "dealer":
-            return f"The dealer is dealt {glyphs(p.cards)} (face down)."
-        return f"The board is dealt {glyphs(p.cards)} (face down)."
-    if kind == "CommunityRevealed":
-        what = "The flop" if p.street == "flop" else "The turn and river"
-        return f"{what}: {glyphs(p.cards)}."
-    if kind == "PlayerDecision":
-        on = "preflop" if p.street == "preflop" else f"on the {p.street}"
-        auto = " (automatic, on a timeout)" if p.auto else ""
-        if p.action == "raise":
-            return f"Seat {p.seat} raises {p.multiple}x, {money(p.amount)}, {on}{auto}."
-        return f"Seat {p.seat} {p.action}s {on}{auto}."
-    if kind == "DealerRevealed":
-        return f"The dealer turns over {glyphs(p.cards)}."
-    if kind == "PayoutRecorded":
-        return f"Recorded: seat {p.seat}'s {p.spot} {outcome_words(p.outcome, p.amount)}."
-    if kind == "HandEnded":
-        return "The hand ends."
-    if kind == "HandVoided":
-        return f"The hand is voided: {p.reason}"
-    if kind == "DisputeOpened":
-        return f"Seat {p.seat} disputes the hand: {p.claim}"
-    if kind == "DisputeResolved":
-        return (f"Seat {p.seat}'s dispute is resolved: {p.resolution} (adjustment "
-                f"{'+' if p.adjustment > 0 else ''}{money(p.adjustment)}).")
-    if kind == "ChipsPurchased":
-        return f"Seat {p.seat} buys {money(p.amount)} in chips ({p.method})."
-    return f"{kind}."
 
 
 def _check(c: WagerCheck, s: HandSettlement, folded: bool, cat: int | None,

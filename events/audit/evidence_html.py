@@ -23,10 +23,9 @@ from typing import Any
 
 import msgspec
 
-from events.audit.settle import outcome_words
 from events.contract.schemas import decode_event, encode_event
-from events.game.rules import money
 from events.localtime import check_zone, to_local, zone_name
+from events.money import money, outcome_words
 
 _STYLE = """
 body{font:11pt/1.35 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em;color:#111}
@@ -48,9 +47,7 @@ def _e(value: Any) -> str:
 
 
 def _money(cents: Any, currency: str) -> str:
-    if cents is None:
-        return "—"
-    return f"{money(int(cents))} {currency}".strip()
+    return money(None if cents is None else int(cents), currency, missing="—")
 
 
 def event_digest(raw: Mapping[str, Any]) -> str:

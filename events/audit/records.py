@@ -21,8 +21,8 @@ from events.audit.findings import (
     gaming_day,
     parse_time,
 )
-from events.audit.settle import HandSettlement, WagerCheck, outcome_words
-from events.game.rules import money
+from events.audit.settle import HandSettlement, WagerCheck
+from events.money import money, outcome_words
 from events.replay.fold import DisputeNote
 
 
@@ -98,7 +98,7 @@ def adjustment_mismatch(hand_id: str, table_id: str, dealer_id: str | None,
 
 
 def _signed(cents: int) -> str:
-    return ("+" if cents > 0 else "") + money(cents)
+    return money(cents, sign=True)
 
 
 def dispute_record(settlement: HandSettlement, note: DisputeNote,

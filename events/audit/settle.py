@@ -21,7 +21,7 @@ from events.audit.findings import (
     Finding,
 )
 from events.game.evaluation import evaluate_hand
-from events.game.rules import RuleViolation, SeatState, money, verify_settleable
+from events.game.rules import RuleViolation, SeatState, verify_settleable
 from events.game.rulesets import Ruleset
 from events.game.settlement import (
     BLIND_MIN_CATEGORY,
@@ -29,6 +29,7 @@ from events.game.settlement import (
     Wagers,
     settle,
 )
+from events.money import money, outcome_words
 from events.replay.fold import HandState, Paid
 
 SPOT_ORDER = ("ante", "blind", "play", "trips")
@@ -123,14 +124,6 @@ def reason(ruleset: Ruleset | None, spot: str, outcome: str | None, folded: bool
         return f"the player wins with {HAND_WORDS[p_cat]}, which pays {odds_text(odds)} " \
                "on the blind"
     return f"the player's {HAND_NOUNS[p_cat]} beats the dealer's {dealer}"
-
-
-def outcome_words(outcome: str | None, amount: int | None) -> str:
-    if outcome is None or amount is None:
-        return "nothing"
-    if outcome == "push":
-        return "push"
-    return f"{outcome} {money(abs(amount))}"
 
 
 # ------------------------------------------------------------------------- closing checks

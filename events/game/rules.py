@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from events.game.rulesets import Ruleset, TableLimits
+from events.money import money
 
 Street = Literal["preflop", "flop", "river"]
 STREETS: tuple[Street, ...] = ("preflop", "flop", "river")
@@ -60,13 +61,6 @@ class SeatState:
     raised_on: Street | None = None
     folded: bool = False
     decided: tuple[Street, ...] = ()
-
-
-def money(cents: int) -> str:
-    """Cents as a supervisor reads them: ``money(123456) == '1,234.56'``."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}{cents // 100:,}.{cents % 100:02d}"
 
 
 def _who(state: SeatState) -> str:

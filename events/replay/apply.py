@@ -40,12 +40,12 @@ from events.game.rules import (
     STREETS,
     RuleViolation,
     SeatState,
-    money,
     verify_bet,
     verify_decision,
 )
 from events.game.rules import verify_in_hand as _verify_in_hand
 from events.game.rulesets import TableLimits
+from events.money import money
 from events.replay.state import (
     DisputeNote,
     HandState,

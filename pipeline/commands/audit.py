@@ -170,9 +170,7 @@ def write_json(report: Any, out: IO[str]) -> None:
 
 
 def _money(cents: int | None) -> str:
-    if cents is None:
-        return "-"
-    from events.game.rules import money
+    from events.money import money
 
     return money(cents)
 

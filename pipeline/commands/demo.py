@@ -54,10 +54,9 @@ def _event_log(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _money(cents: int | None, currency: str = "") -> str:
-    if cents is None:
-        return "-"
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d} {currency}".rstrip()
+    from events.money import money
+
+    return money(cents, currency)
 
 
 def _pct(x: float | None) -> str:

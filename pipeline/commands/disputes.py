@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _money(cents: int | None) -> str:
-    from events.game.rules import money
+    from events.money import money
 
-    return "-" if cents is None else money(cents)
+    return money(cents)
 
 
 def _when(text: str | None, zone: str) -> str:

@@ -114,7 +114,7 @@ def _metadata(result: Any) -> dict[str, dict[str, Any]]:
 
 
 def _shown(key: str, value: Any) -> str:
-    from events.game.rules import money
+    from events.money import money
     from pipeline.audit.checks import CENTS_KEYS
 
     if key in CENTS_KEYS and isinstance(value, int):

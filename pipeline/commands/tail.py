@@ -3,9 +3,9 @@
     uth tail --source sqlite:///floor.db            # the last 20 events, then follow
     uth tail --source kafka://broker:9092 --table T3 --from-start --no-follow
 
-One line per event: time at the table, table, hand, type and a short summary with card
-glyphs (``seat 3: A♠ K♦``, ``seat 3 ante: win +5.00``). Lines that are not valid events are
-shown with ``!!`` and the reason. Stops on SIGINT/SIGTERM.
+One line per event: time at the table, table, hand, type and the event in words, as
+the evidence document says it (``Seat 3 is dealt A♠ K♦ (face down).``). Lines that are
+not valid events are shown with ``!!`` and the reason. Stops on SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -28,71 +28,15 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def money(cents: int, sign: bool = False) -> str:
-    """Cents as ``12.50`` (``+12.50`` / ``-12.50`` with ``sign``)."""
-    text = f"{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
-    if cents < 0:
-        return "-" + text
-    return ("+" + text) if sign and cents > 0 else text
-
-
-def cards(items: list[str]) -> str:
-    from events.game.cards import glyph
-
-    return " ".join(glyph(c) for c in items)
-
-
-def summary(event: Any) -> str:
-    """A short sentence for one event."""
-    kind = type(event).__name__
-    p = event.payload
-    if kind == "TableOpened":
-        trips = f", trips up to {money(p.max_trips)}" if p.max_trips else ""
-        return (f"{p.ruleset}: ante {money(p.min_bet)} to {money(p.max_bet)} {p.currency}"
-                f"{trips}, {p.seats} seats")
-    if kind == "TableClosed":
-        return "table closed"
-    if kind == "ChipsPurchased":
-        return f"seat {p.seat} buys {money(p.amount)} in chips ({p.method})"
-    if kind == "HandStarted":
-        seats = ", ".join(str(s) for s in p.seats)
-        return f"dealer {p.dealer_id}, seat{'s' if len(p.seats) > 1 else ''} {seats}"
-    if kind == "BetPlaced":
-        return f"seat {p.seat} {p.spot} {money(p.amount)}"
-    if kind == "CardsDealt":
-        who = f"seat {p.seat}" if p.target == "seat" else p.target
-        return f"{who}: {cards(p.cards)}"
-    if kind == "CommunityRevealed":
-        street = "flop" if p.street == "flop" else "turn and river"
-        return f"{street}: {cards(p.cards)}"
-    if kind == "PlayerDecision":
-        auto = " (auto)" if p.auto else ""
-        if p.action == "raise":
-            return f"seat {p.seat} {p.street}: raise {p.multiple}x ({money(p.amount)}){auto}"
-        return f"seat {p.seat} {p.street}: {p.action}{auto}"
-    if kind == "DealerRevealed":
-        return f"dealer shows {cards(p.cards)}"
-    if kind == "PayoutRecorded":
-        return f"seat {p.seat} {p.spot}: {p.outcome} {money(p.amount, sign=True)}"
-    if kind == "HandEnded":
-        return "hand over"
-    if kind == "HandVoided":
-        return f"VOID: {p.reason}"
-    if kind == "DisputeOpened":
-        return f"seat {p.seat} disputes: {p.claim}"
-    if kind == "DisputeResolved":
-        return f"seat {p.seat} resolved: {p.resolution} ({money(p.adjustment, sign=True)})"
-    return kind
-
-
 def line(event: Any) -> str:
     """``21:03:11.123  T1    T1-0042   CardsDealt         seat 3: A♠ K♦``."""
+    from events.describe import describe
     from events.localtime import stamp
 
     clock = stamp(event.occurred_at, clock_only=True)  # the casino's clock (UTH_TIMEZONE)
     hand = event.hand_id or "-"
     return (f"{clock:<12}  {event.table_id:<6} {hand:<10} {type(event).__name__:<18} "
-            f"{summary(event)}")
+            f"{describe(event)}")
 
 
 def run(args: argparse.Namespace) -> int:

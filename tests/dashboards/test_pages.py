@@ -171,7 +171,7 @@ def test_hand_audit_steps_through_the_hand(app, handmade_warehouse: Path) -> Non
     no_failure(at)
     cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Ah (dealt face down)"' in cards and 'title="Qh"' not in cards
-    assert any("Dealt to community: A♥ K♥ 7♥ 2♣ 9♠" in m for m in texts(at.markdown))
+    assert any("The board is dealt A♥ K♥ 7♥ 2♣ 9♠ (face down)." in m for m in texts(at.markdown))
     at.button(key="audit_fwd").click().run()  # seat 2's cards
     cards = next(m.value for m in at.markdown if "uth-card" in m.value)
     assert 'title="Qh"' in cards and 'title="3h"' in cards
@@ -190,7 +190,7 @@ def test_hand_audit_finds_late_events_on_request(app, handmade_warehouse: Path) 
     assert any("No events of this hand" in i.value for i in at.info)
     at.toggle(key="audit_all_events").set_value(True).run()
     no_failure(at)
-    assert any("Seat 3 opens a dispute: my raise was refused" in m for m in texts(at.markdown))
+    assert any("Seat 3 disputes the hand: my raise was refused" in m for m in texts(at.markdown))
 
 
 @pytest.mark.parametrize(("field", "value", "expected"), [

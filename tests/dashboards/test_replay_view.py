@@ -32,9 +32,10 @@ def test_fold_follows_the_hand() -> None:
 
 
 def test_descriptions() -> None:
-    assert describe(EVENTS[9], "USD") == "Seat 2 raises 2x ($20.00) on the flop"
-    assert describe(EVENTS[10], "USD") == "Turn and river revealed: 2♣ 9♠"
-    assert describe(EVENTS[13], "USD") == "Seat 2 blind: win, $10.00"
+    assert describe(EVENTS[9], "USD") == "Seat 2 raises 2x, $20.00, on the flop."
+    assert describe(EVENTS[10], "USD") == "The turn and river: 2♣ 9♠."
+    assert describe(EVENTS[13], "USD") == "Recorded: seat 2's blind win $10.00."
+    assert describe({"type": "BetPlaced", "payload": {"seat": "x"}}, "USD") == "BetPlaced."
 
 
 def test_cards_are_drawn_as_cards() -> None:

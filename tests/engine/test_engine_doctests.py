@@ -7,8 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["events.game.rulesets", "events.game.settlement", "events.game.rules",
-           "events.game.strategy", "events.game.theory"]
+MODULES = ["events.money", "events.describe", "events.game.rulesets", "events.game.settlement",
+           "events.game.rules", "events.game.strategy", "events.game.theory"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -11,7 +11,6 @@ from events.game.rules import (
     can_decide,
     decide,
     legal_decisions,
-    money,
     next_street,
     place_bet,
     verify_bet,
@@ -20,6 +19,7 @@ from events.game.rules import (
     verify_settleable,
 )
 from events.game.rulesets import TableLimits, load_ruleset
+from events.money import money
 
 LIM = TableLimits(min_bet=500, max_bet=10000, max_trips=2500, seats=7)
 

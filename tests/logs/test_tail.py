@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from events.contract.codec import decode_line
+from events.describe import describe
 from events.logs.publisher import TablePublisher
+from events.money import money
 from pipeline.cli import main
-from pipeline.commands.tail import line, money, summary
+from pipeline.commands.tail import line
 from tests.logs.factory import encode, event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,33 +30,37 @@ def ev(type_: str, payload: dict[str, object], hand: str | None = "T1-7") -> obj
 @pytest.mark.parametrize(
     ("type_", "payload", "text"),
     [
-        ("CardsDealt", {"target": "seat", "seat": 3, "cards": ["As", "Td"]}, "seat 3: A♠ 10♦"),
+        ("CardsDealt", {"target": "seat", "seat": 3, "cards": ["As", "Td"]},
+         "Seat 3 is dealt A♠ 10♦ (face down)."),
         ("CommunityRevealed", {"street": "flop", "cards": ["2h", "9s", "Jc"]},
-         "flop: 2♥ 9♠ J♣"),
+         "The flop: 2♥ 9♠ J♣."),
         ("PlayerDecision", {"seat": 2, "street": "preflop", "action": "raise", "multiple": 4,
-                            "amount": 2000}, "seat 2 preflop: raise 4x (20.00)"),
+                            "amount": 2000}, "Seat 2 raises 4x, 20.00, preflop."),
         ("PlayerDecision", {"seat": 2, "street": "river", "action": "fold", "auto": True},
-         "seat 2 river: fold (auto)"),
+         "Seat 2 folds on the river (automatic, on a timeout)."),
         ("PayoutRecorded", {"seat": 1, "spot": "blind", "outcome": "win", "amount": 750},
-         "seat 1 blind: win +7.50"),
+         "Recorded: seat 1's blind win 7.50."),
         ("PayoutRecorded", {"seat": 1, "spot": "ante", "outcome": "lose", "amount": -500},
-         "seat 1 ante: lose -5.00"),
-        ("DealerRevealed", {"cards": ["Kh", "Kc"]}, "dealer shows K♥ K♣"),
-        ("HandVoided", {"reason": "shuffler jam"}, "VOID: shuffler jam"),
+         "Recorded: seat 1's ante lose 5.00."),
+        ("DealerRevealed", {"cards": ["Kh", "Kc"]}, "The dealer turns over K♥ K♣."),
+        ("HandVoided", {"reason": "shuffler jam"}, "The hand is voided: shuffler jam"),
         ("DisputeResolved", {"seat": 4, "resolution": "repaid", "adjustment": 1500},
-         "seat 4 resolved: repaid (+15.00)"),
+         "Seat 4's dispute is resolved: repaid (adjustment +15.00)."),
     ],
 )
-def test_summaries(type_: str, payload: dict[str, object], text: str) -> None:
-    assert summary(ev(type_, payload)) == text
+def test_events_are_said_as_the_evidence_says_them(type_: str, payload: dict[str, object],
+                                                   text: str) -> None:
+    event_ = ev(type_, payload)
+    assert describe(event_) == text  # (the one describer: evidence, tail and the replay)
+    assert line(event_).endswith("  " + text)
 
 
 def test_line_layout_and_money() -> None:
     opened = ev("TableOpened", {"ruleset": "cardroom", "min_bet": 500, "max_bet": 100000,
                                 "seats": 6, "currency": "EUR", "max_trips": 2500}, hand=None)
     assert line(opened) == (
-        "21:00:04.000  T1     -          TableOpened        cardroom: ante 5.00 to "
-        "1,000.00 EUR, trips up to 25.00, 6 seats")
+        "21:00:04.000  T1     -          TableOpened        Table T1 opens under cardroom: "
+        "bets 5.00 to 1,000.00, trips up to 25.00, 6 seats, EUR.")
     assert (money(5), money(-123456), money(0, sign=True)) == ("0.05", "-1,234.56", "0.00")
 
 
@@ -65,7 +71,7 @@ def test_no_follow_prints_events_and_rejections(tmp_path: Path,
                     + encode(event("TableClosed", "T2", 0)) + b"\n")
     assert main(["tail", "--source", str(src), "--no-follow", "--table", "T1"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["21:00:00.000  T1     -          TableClosed        table closed"]
+    assert out == ["21:00:00.000  T1     -          TableClosed        The table closes."]
     assert main(["tail", "--source", str(src), "--no-follow", "-n", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("!! line 2: malformed JSON") and "T2" in out[1]
@@ -84,7 +90,7 @@ def test_follow_prints_new_events_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert "T9" in proc.stdout.readline()
         pub.publish({"type": "ChipsPurchased", "table_id": "T9",
                      "payload": {"seat": 2, "amount": 10000, "method": "cash"}})
-        assert "seat 2 buys 100.00 in chips (cash)" in proc.stdout.readline()
+        assert "Seat 2 buys 100.00 in chips (cash)." in proc.stdout.readline()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     finally:
