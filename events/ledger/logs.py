@@ -5,9 +5,11 @@
 - Kafka: the topic ``uth.seals`` on the same brokers (one partition), keyed by the events'
   topic, one message per chunk of a seal's leaves.
 
-A log's events are read once, pseudonymized as the ingest does, decoded by the contract
-decoder (a line that is not a valid event is a dead letter, outside the ledger), and the
-first copy of each ``event_id`` becomes a leaf of its table's tree, in the log's order.
+A log's events are read once, pseudonymized as the ingest does (a log the ingest wrote holds
+pseudonyms already: its bytes stay as they are), decoded by the contract decoder (a line
+that is not a valid event is a dead letter, outside the ledger), and the first copy of each
+``event_id`` becomes a leaf of its table's tree: the SHA-256 of its exact stored bytes, the
+trees in ``seq`` order (see :mod:`events.ledger.stored`).
 """
 
 from __future__ import annotations
@@ -30,10 +32,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from events.codec import Rejection, decode_records
-from events.ledger.canonical import LEAF_PREFIX, canonical_events
+from events.ledger.canonical import LEAF_PREFIX
 from events.ledger.keys import signature_valid
 from events.ledger.seal import LeafRow, SealRecord, make_seal
-from events.ledger.stored import TableEvents
+from events.ledger.stored import TableEvents, in_seq_order
 from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_all
 from events.logs.jsonl import JsonlLog
 from events.logs.kafka import KafkaLog
@@ -57,13 +59,13 @@ class LogLedger:
 
     end: Cursor
     tables: dict[str, TableEvents] = field(default_factory=dict)
-    # the canonical bytes of the events asked for, by event_id
+    # the stored bytes of the events asked for, by event_id
     kept: dict[str, bytes] = field(default_factory=dict)
 
 
 def scan(log: EventLog, *, keep: Collection[str] = (), batch: int = 20_000) -> LogLedger:
     """Every event of ``log`` now stored (up to its end when the scan starts); ``keep``:
-    the event ids whose canonical bytes to keep (for a proof)."""
+    the event ids whose stored bytes to keep (for a proof)."""
     before = gc.get_threshold()
     # the leaves kept survive every young collection: collect less often meanwhile (as
     # pipeline.gc_policy does for the loader), else the collector walks them again and again
@@ -82,13 +84,14 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
     sha = hashlib.sha256
     for partitions, offsets, values in _batches(log, ledger.end, batch):
         # players only as pseudonyms, as the ingest stores them (one search of the batch)
-        if _REF_MARK in b"\n".join(values):
+        if needs_scrub(b"\n".join(values)):  # the ingest's own test (a \u escape too)
             values = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
         decoded = decode_records(list(zip(offsets, values, strict=True)))
         if any(isinstance(e, Rejection) for e in decoded):  # dead letters: not in the ledger
             valid = [i for i, e in enumerate(decoded) if not isinstance(e, Rejection)]
             partitions = [partitions[i] for i in valid]
             offsets = [offsets[i] for i in valid]
+            values = [values[i] for i in valid]
             decoded = [decoded[i] for i in valid]
         events: list[Event] = decoded  # type: ignore[assignment]
         ids = list(map(_EVENT_ID, events))
@@ -100,12 +103,13 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
                     first.append(i)
             partitions = [partitions[i] for i in first]
             offsets = [offsets[i] for i in first]
+            values = [values[i] for i in first]
             events = [events[i] for i in first]
             ids = [ids[i] for i in first]
         else:
             seen.update(ids)
-        datas = canonical_events(events)
-        leaves = [sha(LEAF_PREFIX + d).digest() for d in datas]
+        # the leaf: the event's exact stored bytes (after pseudonymization)
+        leaves = [sha(LEAF_PREFIX + v).digest() for v in values]
         seqs = list(map(_SEQ, events))
         at = 0
         for table_id, run in groupby(map(_TABLE_ID, events)):  # a table's events come in runs
@@ -115,10 +119,10 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
                                     partitions[at:upto], offsets[at:upto])
             at = upto
         if keep:
-            for event_id, data in zip(ids, datas, strict=True):
+            for event_id, data in zip(ids, values, strict=True):
                 if event_id in keep:
-                    ledger.kept[event_id] = data
-    ledger.tables = dict(tables)
+                    ledger.kept[event_id] = bytes(data)
+    ledger.tables = {t: in_seq_order(events) for t, events in tables.items()}
     return ledger
 
 
@@ -153,7 +157,6 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
 
 _VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
 _EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
-_REF_MARK = b'"player_ref'  # both markers of events.privacy.needs_scrub
 
 
 def seals_path(path: Path) -> Path:
