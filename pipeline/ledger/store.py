@@ -29,9 +29,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from events.codec import Rejection, decode_line
 from events.ledger.canonical import canonical_columns, canonical_event, leaf_hash
 from events.ledger.compare import Finding, VerifyReport, ranges, verify_store
+from events.ledger.keys import key_id
 from events.ledger.logs import read_seals
 from events.ledger.seal import LeafRow, SealRecord
 from events.ledger.stored import StoredEvent, TableEvents, in_seq_order
+from events.ledger.witness import witness_findings
 from events.logs import Cursor, EventLog
 from pipeline.ingest.transforms import parse_cursor
 from pipeline.warehouse import Connection, reading, writing
@@ -197,26 +199,74 @@ def _warehouse_batches(con: Connection) -> Iterator[pa.RecordBatch]:
 
 
 def verify_sources(seals: list[tuple[str, SealRecord]], public: Ed25519PublicKey,
-                   events: StoredTables) -> list[VerifyReport]:
-    """One report per source that has events or seals."""
+                   events: StoredTables, witnessed: list[SealRecord] | None = None,
+                   loaded: dict[str, Cursor] | None = None) -> list[VerifyReport]:
+    """One report per source that has events or seals (for a warehouse, also each source
+    it loaded that has checkpoints in ``witnessed``: one whose every seal and event is
+    gone still has a report).
+    ``loaded``: how far the warehouse's load read each source; a witnessed seal beyond it
+    is not due yet (the warehouse is behind, not rolled back)."""
     by_source: dict[str, list[SealRecord]] = defaultdict(list)
     for source, seal in seals:
         by_source[source].append(seal)
-    sources = sorted(set(by_source) | set(events.tables)) or [""]
+    named = set(by_source) | set(events.tables)
+    if witnessed is not None and loaded is not None:
+        named |= _witnessed_sources(witnessed, public, loaded)
     reports = []
-    for source in sources:
+    for source in sorted(named) or [""]:
         report = verify_store(source, by_source.get(source, []), public,
                               events.tables.get(source, {}))
         report.findings += events.mismatched.get(source, [])
+        if witnessed is not None:
+            due = None if loaded is None else _due(witnessed, source, loaded.get(source, {}))
+            report.findings += witness_findings(by_source.get(source, []), witnessed, public,
+                                                {source}, due)
         reports.append(report)
     return reports
 
 
-def verify_warehouse(path: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
+def _witnessed_sources(witnessed: list[SealRecord], public: Ed25519PublicKey,
+                       loaded: dict[str, Cursor]) -> set[str]:
+    """The sources of the witnessed checkpoints signed by this key that the warehouse has
+    loaded."""
+    mine = key_id(public)
+    out = set()
+    for record in witnessed:
+        try:
+            body = record.parsed()
+        except ValueError:
+            continue
+        if body.key_id == mine and body.source in loaded:
+            out.add(body.source)
+    return out
+
+
+def _due(witnessed: list[SealRecord], source: str, loaded: Cursor) -> int:
+    """The highest number of a witnessed seal of ``source`` whose events the load has read
+    (0: none)."""
+    best = 0
+    for record in witnessed:
+        try:
+            body = record.parsed()
+        except ValueError:
+            continue
+        if body.source == source and covered(body.through_cursor(), loaded):
+            best = max(best, body.number)
+    return best
+
+
+def _load_positions(con: Connection) -> dict[str, Cursor]:
+    return {source: parse_cursor(position) for source, position in con.execute(
+        "SELECT source, position FROM load_positions").fetchall()}
+
+
+def verify_warehouse(path: str | Path, public: Ed25519PublicKey,
+                     witnessed: list[SealRecord] | None = None) -> list[VerifyReport]:
     with reading(path) as con:
         seals = warehouse_seals(con)
         events = stored_events(_warehouse_batches(con))
-    return verify_sources(seals, public, events)
+        loaded = _load_positions(con)
+    return verify_sources(seals, public, events, witnessed, loaded)
 
 
 def write_archive_seals(warehouse: str | Path, root: str | Path) -> int:
@@ -251,7 +301,8 @@ def archive_seals(root: str | Path) -> list[tuple[str, SealRecord]]:
     return out
 
 
-def verify_archive(root: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
+def verify_archive(root: str | Path, public: Ed25519PublicKey,
+                   witnessed: list[SealRecord] | None = None) -> list[VerifyReport]:
     import pyarrow.dataset as ds
 
     from pipeline.ingest.steps import ARCHIVE_PARTITIONING
@@ -262,7 +313,7 @@ def verify_archive(root: str | Path, public: Ed25519PublicKey) -> list[VerifyRep
     dataset = ds.dataset(root, format="parquet", partitioning=ARCHIVE_PARTITIONING)
     names = EVENT_COLUMNS + (["stored"] if "stored" in dataset.schema.names else [])
     events = stored_events(dataset.to_batches(columns=names, batch_size=100_000))
-    return verify_sources(archive_seals(root), public, events)
+    return verify_sources(archive_seals(root), public, events, witnessed)
 
 
 def copy_log_seals(log: EventLog, warehouse: str | Path) -> int:
