@@ -21,7 +21,8 @@ from events.schemas import decode_event
 
 
 @pytest.mark.parametrize("name", ["events.ledger.canonical", "events.ledger.merkle",
-                                  "events.ledger.seal", "events.ledger.proof"])
+                                  "events.ledger.seal", "events.ledger.proof",
+                                  "events.ledger.stored", "events.ledger.witness"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0
