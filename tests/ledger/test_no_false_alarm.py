@@ -137,17 +137,22 @@ def test_the_seal_is_the_same_from_every_store_and_batch_size(sealed_floor: Floo
 
 
 def test_the_graph_seals_after_each_load_and_the_key_stays_private(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     private, public = generate(tmp_path / "keys" / "seal")
+    witness = tmp_path / "elsewhere" / "floor.witness"
+    monkeypatch.setenv("UTH_SEAL_WITNESS", str(witness))
     assert os.stat(private).st_mode & 0o777 == 0o600
     data = tmp_path / "data"
     data.mkdir()
     log_path = data / "floor.jsonl"
     log_path.write_bytes(b"".join(line + b"\n" for line in streams.floor_lines()))
     materialize(log_path, data / "w.duckdb", seal_key=str(private))
+    assert len(witness.read_bytes().splitlines()) == 1  # the graph's seal, witnessed
     for args in (["--source", str(log_path)], ["--warehouse", str(data / "w.duckdb")],
                  ["--archive", str(data / "w_archive")]):
-        status, out = verify(capsys, *args, "--public-key", str(public))
+        status, out = verify(capsys, *args, "--public-key", str(public),
+                             "--witness", str(witness))
         assert status == 0, out
         assert SEALED in out and waiting(out) == [T2_WAITS]
     secret = load_private(private).private_bytes_raw()
