@@ -21,6 +21,7 @@ a gap the seal stopped at): reported as such, never as tampered.
 from __future__ import annotations
 
 import bisect
+import operator
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -138,7 +139,8 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         report.sealed_events += head.size
         sealed = leaves.get(table_id, [])[:head.size]
         cut = bisect.bisect_right(_seqs(events), head.last_seq)
-        part, after = events[:cut], events[cut:]
+        # (no copy of a table that is all sealed: the common case)
+        part, after = (events, ()) if cut == len(events) else (events[:cut], events[cut:])
         hashes = columns(part)[2]
         if (len(hashes) == head.size and leaves_digest(hashes) == head.leaves_sha256
                 and list(map(_LEAF, sealed)) == list(hashes)):
@@ -218,16 +220,26 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
 
 def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, list[LeafRow]]:
     """Each table's leaves stored with the seals, in tree order (a run of leaves out of
-    place ends the table's list there: the signed root then names it altered)."""
+    place ends the table's list there: the signed root then names it altered). A seal's
+    rows come grouped by table, the tables in order: each table's run is found by bisection
+    and checked by its first and last index (its leaves are held to the signed digest or
+    root afterwards, which a row out of order fails)."""
     rows: dict[str, list[LeafRow]] = defaultdict(list)
     broken: set[str] = set()
     for record, _ in valid:
-        for table_id, run in groupby(record.leaves, key=_TABLE):
-            items = list(run)
+        leaves = record.leaves
+        tables = list(map(_TABLE, leaves))
+        if all(map(operator.le, tables, tables[1:])):
+            runs = [(t, leaves[bisect.bisect_left(tables, t):bisect.bisect_right(tables, t)])
+                    for t in sorted(set(tables))]
+        else:
+            runs = [(t, list(run)) for t, run in groupby(leaves, key=_TABLE)]
+        for table_id, items in runs:
             table = rows[table_id]
             if table_id in broken:
                 continue
-            if list(map(_INDEX, items)) == list(range(len(table), len(table) + len(items))):
+            if (items[0].tree_index == len(table)
+                    and items[-1].tree_index == len(table) + len(items) - 1):
                 table.extend(items)
             else:
                 broken.add(table_id)

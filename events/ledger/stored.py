@@ -43,7 +43,7 @@ _COLUMNS = tuple(attrgetter(n) for n in StoredEvent._fields)
 
 
 class TableEvents(Sequence[StoredEvent]):
-    """One table's events, in its log's order, as columns."""
+    """One table's events as columns (in the order given: a scan gives them in seq order)."""
 
     __slots__ = ("event_ids", "leaves", "offsets", "partitions", "seqs")
 

@@ -6,12 +6,15 @@
     uth verify --evidence hand.json --public-key keys/floor-seal.pub
     uth verify --source sqlite:///floor.db --public-key keys/floor-seal.pub --witness FILE
 
-Rebuilds each table's Merkle tree from the store's events and compares it with the seals
-stored beside them, whose signatures it checks with the public key alone. One line per
-finding names the table, the ``seq`` range and what happened: ``altered``, ``deleted``,
-``inserted``, ``forged`` (another event in a sealed one's place, or a seal whose signature
-fails) or ``moved`` (a sealed event at another place in the order). Events stored after
-the latest seal are listed as not yet sealed; they are not findings.
+Rebuilds each table's Merkle tree from the store's events (each one's exact stored bytes,
+in ``seq`` order) and compares it with the seals stored beside them, whose signatures it
+checks with the public key alone. One line per finding names the table, the ``seq`` range
+and what happened: ``altered``, ``deleted``, ``inserted`` (another event at a sealed
+``seq``: a sequence conflict), ``forged`` (another event in a sealed one's place, or a seal
+whose signature fails) or ``moved`` (a sealed event at another ``seq``). In a warehouse or
+an archive the columns are also checked against the stored bytes. Events after a table's
+sealed head (arrived after the seal, or beyond a gap) are listed as not yet sealed; they
+are not findings.
 
 ``--witness FILE`` (the checkpoints ``uth seal --witness FILE`` kept apart from the store)
 also names each checkpoint the witness saw that the store no longer holds (rolled back:
