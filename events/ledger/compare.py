@@ -24,7 +24,7 @@ import bisect
 import operator
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from operator import attrgetter
 
@@ -47,6 +47,7 @@ _DETAIL = {
     "forged": "another event stands in place of the sealed one",
     "moved": "sealed event found at another seq",
 }
+_UNNAMED_TABLE = "event of a table the seal does not name, among the log's sealed records"
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,8 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
             # a table the seal does not name (a seal names every table it saw): its events
             # that lay before the seal's end were put into the sealed log afterwards
             early = [e for e in events if e.offset < through.get(e.partition, 0)]
-            report.findings += ranges(table_id, (("inserted", e.seq) for e in early))
+            found = ranges(table_id, (("inserted", e.seq) for e in early))
+            report.findings += [replace(f, detail=_UNNAMED_TABLE) for f in found]
             report.unsealed += _unsealed(table_id, [
                 e for e in events if e.offset >= through.get(e.partition, 0)], None)
             continue
