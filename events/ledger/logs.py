@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from events.codec import Rejection, decode_records
+from events.codec import Rejection, decode_all_valid, decode_records
 from events.ledger.canonical import LEAF_PREFIX
 from events.ledger.keys import signature_valid
 from events.ledger.seal import LeafRow, SealRecord, make_seal
@@ -87,7 +87,9 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
         # players only as pseudonyms, as the ingest stores them (one search of the batch)
         if _may_carry_player(b"\n".join(values)):
             values = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
-        decoded = decode_records(list(zip(offsets, values, strict=True)))
+        decoded = decode_all_valid(list(values))  # the common case: one batch call
+        if decoded is None:  # some line is no valid event: each one decoded, its reason kept
+            decoded = decode_records(list(zip(offsets, values, strict=True)))
         if Rejection in set(map(type, decoded)):  # dead letters: not in the ledger
             valid = [i for i, e in enumerate(decoded) if not isinstance(e, Rejection)]
             partitions = [partitions[i] for i in valid]
