@@ -54,6 +54,10 @@ TABLES: dict[str, str] = {
         event_id VARCHAR NOT NULL, type VARCHAR, schema_version INTEGER, table_id VARCHAR,
         hand_id VARCHAR, seq BIGINT, occurred_at TIMESTAMP, gaming_day DATE, payload JSON,
         source VARCHAR, position VARCHAR""",
+    # each event's exact bytes as its log stores them (after pseudonymization), which the
+    # ledger's leaves hash (docs/tamper-evidence.md); beside ``events``, not in it, so the
+    # tables the dashboards read keep their columns
+    "event_bytes": "event_id VARCHAR NOT NULL, stored BLOB",
     "hands": """
         hand_id VARCHAR NOT NULL, table_id VARCHAR, ruleset VARCHAR, currency VARCHAR,
         dealer_id VARCHAR, seats VARCHAR, seat_count INTEGER, started_at TIMESTAMP,

@@ -1,27 +1,30 @@
 """A store's events against its seals: what is intact, what was tampered with, what is
 not yet sealed.
 
-The store gives each table's events as it holds them (:class:`StoredEvent`, in its log's
-order, the first copy of each ``event_id``); the seals give the signed trees. The latest
-seal whose signature verifies is the reference: its leaves (stored with the seals) are
-trusted once they rebuild its signed roots, and each table's sealed events (those before
-the log end the seal names) are compared with them, leaf by leaf. What differs is named:
+The store gives each table's events as it holds them (:class:`StoredEvent`, the first copy
+of each ``event_id``, in ``seq`` order); the seals give the signed trees. The latest seal
+whose signature verifies is the reference: its leaves (stored with the seals) are trusted
+once they rebuild its signed roots, and each table's sealed events (``seq`` up to the
+table's sealed head) are compared with them, leaf by leaf. What differs is named:
 
 - ``altered``: the event is there, its contents differ;
 - ``deleted``: a sealed event is gone;
-- ``inserted``: an event the seal does not hold, among the sealed ones;
+- ``inserted``: an event the seal does not hold, at a sealed ``seq`` (a sequence conflict
+  with the sealed event there: a late copy under another ``event_id``, or a forgery);
 - ``forged``: another event stands where a sealed one was, or a seal's signature fails;
-- ``moved``: a sealed event found at another ``seq`` or another place in the order.
+- ``moved``: a sealed event found at another ``seq``.
 
-Events after the latest seal's end are *not yet sealed*: reported as such, never as tampered.
+Events after a table's sealed head are *not yet sealed* (arrived after the seal, or beyond
+a gap the seal stopped at): reported as such, never as tampered.
 """
 
 from __future__ import annotations
 
 import bisect
+import operator
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from operator import attrgetter
 
@@ -30,8 +33,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from events.ledger.keys import signature_valid
 from events.ledger.merkle import tree_root
-from events.ledger.seal import LeafRow, SealBody, SealRecord, leaves_digest
-from events.ledger.stored import StoredEvent, columns
+from events.ledger.seal import FORMAT, LeafRow, SealBody, SealRecord, leaves_digest
+from events.ledger.stored import StoredEvent, TableEvents, columns
 
 _LEAF = attrgetter("leaf")
 _TABLE, _INDEX = attrgetter("table_id"), attrgetter("tree_index")
@@ -39,10 +42,12 @@ KINDS = ("altered", "deleted", "inserted", "forged", "moved")
 _DETAIL = {
     "altered": "contents differ from the sealed event",
     "deleted": "sealed event missing",
-    "inserted": "event the seal does not hold, among the sealed ones",
+    "inserted": "event the seal does not hold, at a sealed seq (a sequence conflict with "
+                "the sealed event there)",
     "forged": "another event stands in place of the sealed one",
-    "moved": "sealed event found at another place in the order",
+    "moved": "sealed event found at another seq",
 }
+_UNNAMED_TABLE = "event of a table the seal does not name, among the log's sealed records"
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,18 @@ class Unsealed:
     first_seq: int
     last_seq: int
     count: int
+    # the seqs the table's run waits for (none received), when a gap holds the seal back
+    missing_from: int | None = None
+    missing_to: int | None = None
 
     def line(self) -> str:
+        wait = ""
+        if self.missing_from is not None:
+            span = (f"seq {self.missing_from}" if self.missing_from == self.missing_to
+                    else f"seq {self.missing_from}..{self.missing_to}")
+            wait = f" (after a gap: {span} not received)"
         return (f"{shown(self.table_id)} seq {self.first_seq}..{self.last_seq}: "
-                f"{self.count} events not yet sealed")
+                f"{self.count} events not yet sealed{wait}")
 
 
 @dataclass
@@ -102,9 +115,9 @@ def shown(text: str, limit: int = 64) -> str:
 
 def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519PublicKey,
                  store: Mapping[str, Sequence[StoredEvent]]) -> VerifyReport:
-    """Compare ``store`` (each table's events, first copies, in log order) with ``seals``,
-    the seals of the log ``source`` names (whatever its URL was when they were taken: a
-    log moved elsewhere keeps its seals)."""
+    """Compare ``store`` (each table's events, first copies, in ``seq`` order) with
+    ``seals``, the seals of the log ``source`` names (whatever its URL was when they were
+    taken: a log moved elsewhere keeps its seals)."""
     report = VerifyReport(source)
     valid = _valid_seals(seals, public, report)
     report.seals = len(valid)
@@ -117,58 +130,57 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         events = store.get(table_id, ())
         head = heads.get(table_id)
         if head is None:
-            # a table the seal does not know: its events before the seal's end were put
-            # into the sealed part of the log; those after it are merely new
+            # a table the seal does not name (a seal names every table it saw): its events
+            # that lay before the seal's end were put into the sealed log afterwards
             early = [e for e in events if e.offset < through.get(e.partition, 0)]
-            report.findings += _ranges(table_id, (("inserted", e.seq) for e in early))
+            found = ranges(table_id, (("inserted", e.seq) for e in early))
+            report.findings += [replace(f, detail=_UNNAMED_TABLE) for f in found]
             report.unsealed += _unsealed(table_id, [
-                e for e in events if e.offset >= through.get(e.partition, 0)])
+                e for e in events if e.offset >= through.get(e.partition, 0)], None)
             continue
         report.sealed_events += head.size
         sealed = leaves.get(table_id, [])[:head.size]
-        hashes, after = _split(events, through)
+        cut = bisect.bisect_right(_seqs(events), head.last_seq)
+        # (no copy of a table that is all sealed: the common case)
+        part, after = (events, ()) if cut == len(events) else (events[:cut], events[cut:])
+        hashes = columns(part)[2]
         if (len(hashes) == head.size and leaves_digest(hashes) == head.leaves_sha256
                 and list(map(_LEAF, sealed)) == list(hashes)):
-            # the common case: the events before the seal's end are the sealed ones
-            report.unsealed += _unsealed(table_id, after)
+            # the common case: the events up to the sealed head are the sealed ones
+            report.unsealed += _unsealed(table_id, after, head.last_seq)
             continue
         stored = [r.leaf for r in sealed]
         if (len(sealed) != head.size or tree_root(stored).hex() != head.root
                 or leaves_digest(stored) != head.leaves_sha256):
-            before = [e for e in events if e.offset < through.get(e.partition, 0)]
-            report.findings += _unlocalized(table_id, head.root, head.size, before)
-            report.unsealed += _unsealed(table_id, [
-                e for e in events if e.offset >= through.get(e.partition, 0)])
+            report.findings += _unlocalized(table_id, head.root, head.size, part)
+            report.unsealed += _unsealed(table_id, after, head.last_seq)
             continue
-        # the sealed part: what lay before the seal's end, and the sealed events wherever
-        # they are now (a line inserted into a file shifts those after it)
+        # the sealed part: the events up to the head, and the sealed events wherever they
+        # are now (one given a later seq is moved, not new)
         ids = {r.event_id for r in sealed}
-        part = [e for e in events if e.offset < through.get(e.partition, 0)
-                or e.event_id in ids]
-        report.findings += compare_table(table_id, sealed, part)
-        report.unsealed += _unsealed(table_id, [e for e in events if e.offset >= through.get(
-            e.partition, 0) and e.event_id not in ids])
+        moved = [e for e in after if e.event_id in ids]
+        report.findings += compare_table(table_id, sealed, [*part, *moved])
+        report.unsealed += _unsealed(table_id, [e for e in after if e.event_id not in ids],
+                                     head.last_seq)
     return report
 
 
-def _split(events: Sequence[StoredEvent], through: Mapping[int, int]
-           ) -> tuple[Sequence[bytes], Sequence[StoredEvent]]:
-    """The leaves of the events before the seal's end, and the events after it (a table's
-    events are in one partition, in offset order: one search; else one test per event)."""
-    partitions, offsets, leaves = columns(events)
-    found = set(partitions)
-    if len(found) == 1:
-        cut = bisect.bisect_left(offsets, through.get(found.pop(), 0))
-        return leaves[:cut], events[cut:]
-    return ([e.leaf for e in events if e.offset < through.get(e.partition, 0)],
-            [e for e in events if e.offset >= through.get(e.partition, 0)])
+def _seqs(events: Sequence[StoredEvent]) -> Sequence[int]:
+    return events.seqs if isinstance(events, TableEvents) else [e.seq for e in events]
 
 
-def _unsealed(table_id: str, events: Sequence[StoredEvent]) -> list[Unsealed]:
+def _unsealed(table_id: str, events: Sequence[StoredEvent],
+              head: int | None) -> list[Unsealed]:
+    """The table's events after its sealed ``head``; when the first of them is not the
+    next seq, the seal stopped at a gap (or the seal is older than them: the gap names the
+    seqs that a new seal waits for)."""
     if not events:
         return []
     seqs = [e.seq for e in events]
-    return [Unsealed(table_id, min(seqs), max(seqs), len(events))]
+    first = min(seqs)
+    if head is not None and first > head + 1:
+        return [Unsealed(table_id, first, max(seqs), len(events), head + 1, first - 1)]
+    return [Unsealed(table_id, first, max(seqs), len(events))]
 
 
 def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
@@ -182,6 +194,13 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
         except (msgspec.ValidationError, msgspec.DecodeError):
             report.findings.append(Finding(None, None, None, "forged",
                                            f"stored seal {position} is not a seal"))
+            continue
+        if body.format != FORMAT:
+            report.findings.append(Finding(
+                None, None, None, "unreadable",
+                f"seal {body.number}: format {shown(body.format)} is not {FORMAT} (seal the "
+                "log again with this version: its leaves are the events' stored bytes in "
+                "seq order)"))
             continue
         if not signature_valid(public, record.signature, record.body):
             report.findings.append(Finding(
@@ -203,16 +222,26 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
 
 def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, list[LeafRow]]:
     """Each table's leaves stored with the seals, in tree order (a run of leaves out of
-    place ends the table's list there: the signed root then names it altered)."""
+    place ends the table's list there: the signed root then names it altered). A seal's
+    rows come grouped by table, the tables in order: each table's run is found by bisection
+    and checked by its first and last index (its leaves are held to the signed digest or
+    root afterwards, which a row out of order fails)."""
     rows: dict[str, list[LeafRow]] = defaultdict(list)
     broken: set[str] = set()
     for record, _ in valid:
-        for table_id, run in groupby(record.leaves, key=_TABLE):
-            items = list(run)
+        leaves = record.leaves
+        tables = list(map(_TABLE, leaves))
+        if all(map(operator.le, tables, tables[1:])):
+            runs = [(t, leaves[bisect.bisect_left(tables, t):bisect.bisect_right(tables, t)])
+                    for t in sorted(set(tables))]
+        else:
+            runs = [(t, list(run)) for t, run in groupby(leaves, key=_TABLE)]
+        for table_id, items in runs:
             table = rows[table_id]
             if table_id in broken:
                 continue
-            if list(map(_INDEX, items)) == list(range(len(table), len(table) + len(items))):
+            if (items[0].tree_index == len(table)
+                    and items[-1].tree_index == len(table) + len(items) - 1):
                 table.extend(items)
             else:
                 broken.add(table_id)
@@ -238,18 +267,16 @@ def _unlocalized(table_id: str, root: str, size: int,
 
 def compare_table(table_id: str, sealed: Sequence[LeafRow],
                   events: Sequence[StoredEvent]) -> list[Finding]:
-    """Findings for one table: its trusted sealed leaves against the store's sealed part."""
+    """Findings for one table: its trusted sealed leaves against the store's sealed part
+    (both in ``seq`` order; a leaf holds its event's ``seq``, so a matched leaf is in its
+    place)."""
     if len(sealed) == len(events) and all(
             s.leaf == e.leaf for s, e in zip(sealed, events, strict=True)):
         return []
     index_of = {s.leaf: i for i, s in enumerate(sealed)}
-    pairs = [(j, index_of[e.leaf]) for j, e in enumerate(events) if e.leaf in index_of]
-    in_order = _increasing(pairs)
+    matched_sealed = {index_of[e.leaf] for e in events if e.leaf in index_of}
+    left = {j: e for j, e in enumerate(events) if e.leaf not in index_of}
     kinds: list[tuple[str, int]] = []
-    matched_sealed = {i for _, i in pairs}
-    matched_events = {j for j, _ in pairs}
-    kinds += [("moved", events[j].seq) for j, i in pairs if (j, i) not in in_order]
-    left = {j: e for j, e in enumerate(events) if j not in matched_events}
     by_id = {e.event_id: j for j, e in left.items()}
     by_seq: dict[int, list[int]] = defaultdict(list)
     for j, e in left.items():
@@ -273,33 +300,10 @@ def compare_table(table_id: str, sealed: Sequence[LeafRow],
         else:
             kinds.append(("deleted", s.seq))
     kinds += [("inserted", e.seq) for e in left.values()]
-    return _ranges(table_id, kinds)
+    return ranges(table_id, kinds)
 
 
-def _increasing(pairs: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
-    """The longest run of ``pairs`` (in store order) whose sealed indexes increase: the
-    events in their sealed order; the others were moved."""
-    tails: list[int] = []  # sealed index ending the best run of each length
-    ends: list[int] = []  # its position in pairs
-    back: list[int] = [-1] * len(pairs)
-    for k, (_, i) in enumerate(pairs):
-        at = bisect.bisect_left(tails, i)
-        back[k] = ends[at - 1] if at else -1
-        if at == len(tails):
-            tails.append(i)
-            ends.append(k)
-        else:
-            tails[at] = i
-            ends[at] = k
-    kept: set[tuple[int, int]] = set()
-    k = ends[-1] if ends else -1
-    while k >= 0:
-        kept.add(pairs[k])
-        k = back[k]
-    return kept
-
-
-def _ranges(table_id: str, kinds: Iterable[tuple[str, int]]) -> list[Finding]:
+def ranges(table_id: str, kinds: Iterable[tuple[str, int]]) -> list[Finding]:
     """One finding per kind and run of consecutive ``seq``."""
     by_kind: dict[str, list[int]] = defaultdict(list)
     for kind, seq in kinds:

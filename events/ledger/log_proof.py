@@ -19,10 +19,9 @@ def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, A
         return f"{log.describe()} has no seal yet (run `uth seal`)"
     head = seal.parsed().head(table_id)
     size = head.size if head is not None else 0
-    through = seal.parsed().through_cursor()
     ledger = scan(log, keep=set(event_ids))
     table = ledger.tables.get(table_id) or TableEvents()
-    sealed = [e for e in table if e.offset < through.get(e.partition, 0)][:size]
+    sealed = table[:size]  # the tree: the table's first events in seq order
     index = {e.event_id: i for i, e in enumerate(sealed)}
     entries = []
     unsealed = []

@@ -5,9 +5,11 @@
 - Kafka: the topic ``uth.seals`` on the same brokers (one partition), keyed by the events'
   topic, one message per chunk of a seal's leaves.
 
-A log's events are read once, pseudonymized as the ingest does, decoded by the contract
-decoder (a line that is not a valid event is a dead letter, outside the ledger), and the
-first copy of each ``event_id`` becomes a leaf of its table's tree, in the log's order.
+A log's events are read once, pseudonymized as the ingest does (a log the ingest wrote holds
+pseudonyms already: its bytes stay as they are), decoded by the contract decoder (a line
+that is not a valid event is a dead letter, outside the ledger), and the first copy of each
+``event_id`` becomes a leaf of its table's tree: the SHA-256 of its exact stored bytes, the
+trees in ``seq`` order (see :mod:`events.ledger.stored`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import gc
 import hashlib
 import os
 import time
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import attrgetter
+from operator import attrgetter, itemgetter, methodcaller
 from pathlib import Path
+from typing import Any
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -29,13 +32,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from events.contract.codec import Rejection, decode_records
+from events.contract.codec import Rejection, decode_all_valid, decode_records
 from events.contract.privacy import needs_scrub, scrub
 from events.contract.schemas import Event
-from events.ledger.canonical import LEAF_PREFIX, canonical_events
+from events.ledger.canonical import LEAF_PREFIX
 from events.ledger.keys import signature_valid
 from events.ledger.seal import LeafRow, SealRecord, make_seal
-from events.ledger.stored import TableEvents
+from events.ledger.stored import TableEvents, in_seq_order
 from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_all
 from events.logs.jsonl import JsonlLog
 from events.logs.kafka import KafkaLog
@@ -57,13 +60,13 @@ class LogLedger:
 
     end: Cursor
     tables: dict[str, TableEvents] = field(default_factory=dict)
-    # the canonical bytes of the events asked for, by event_id
+    # the stored bytes of the events asked for, by event_id
     kept: dict[str, bytes] = field(default_factory=dict)
 
 
 def scan(log: EventLog, *, keep: Collection[str] = (), batch: int = 20_000) -> LogLedger:
     """Every event of ``log`` now stored (up to its end when the scan starts); ``keep``:
-    the event ids whose canonical bytes to keep (for a proof)."""
+    the event ids whose stored bytes to keep (for a proof)."""
     before = gc.get_threshold()
     # the leaves kept survive every young collection: collect less often meanwhile (as
     # pipeline.gc_policy does for the loader), else the collector walks them again and again
@@ -82,13 +85,16 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
     sha = hashlib.sha256
     for partitions, offsets, values in _batches(log, ledger.end, batch):
         # players only as pseudonyms, as the ingest stores them (one search of the batch)
-        if _REF_MARK in b"\n".join(values):
+        if _may_carry_player(b"\n".join(values)):
             values = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
-        decoded = decode_records(list(zip(offsets, values, strict=True)))
-        if any(isinstance(e, Rejection) for e in decoded):  # dead letters: not in the ledger
+        decoded = decode_all_valid(list(values))  # the common case: one batch call
+        if decoded is None:  # some line is no valid event: each one decoded, its reason kept
+            decoded = decode_records(list(zip(offsets, values, strict=True)))
+        if Rejection in set(map(type, decoded)):  # dead letters: not in the ledger
             valid = [i for i, e in enumerate(decoded) if not isinstance(e, Rejection)]
             partitions = [partitions[i] for i in valid]
             offsets = [offsets[i] for i in valid]
+            values = [values[i] for i in valid]
             decoded = [decoded[i] for i in valid]
         events: list[Event] = decoded  # type: ignore[assignment]
         ids = list(map(_EVENT_ID, events))
@@ -100,25 +106,31 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
                     first.append(i)
             partitions = [partitions[i] for i in first]
             offsets = [offsets[i] for i in first]
+            values = [values[i] for i in first]
             events = [events[i] for i in first]
             ids = [ids[i] for i in first]
         else:
             seen.update(ids)
-        datas = canonical_events(events)
-        leaves = [sha(LEAF_PREFIX + d).digest() for d in datas]
+        # the leaf: the event's exact stored bytes (after pseudonymization)
+        # (three C-level maps: no Python step per event)
+        leaves = list(map(_DIGEST, map(sha, map(LEAF_PREFIX.__add__, values))))
         seqs = list(map(_SEQ, events))
-        at = 0
-        for table_id, run in groupby(map(_TABLE_ID, events)):  # a table's events come in runs
-            n = sum(1 for _ in run)
-            upto = at + n
-            tables[table_id].extend(seqs[at:upto], ids[at:upto], leaves[at:upto],
-                                    partitions[at:upto], offsets[at:upto])
-            at = upto
+        table_ids = list(map(_TABLE_ID, events))
+        if len(set(table_ids)) == 1:
+            tables[table_ids[0]].extend(seqs, ids, leaves, partitions, offsets)
+        else:  # each table's events picked out in C (a stable sort, itemgetter), in log order
+            order = sorted(range(len(table_ids)), key=table_ids.__getitem__)
+            grouped = [table_ids[i] for i in order]
+            for table_id in set(table_ids):
+                pick = _picker(order[bisect_left(grouped, table_id):
+                                     bisect_right(grouped, table_id)])
+                tables[table_id].extend(pick(seqs), pick(ids), pick(leaves),
+                                        pick(partitions), pick(offsets))
         if keep:
-            for event_id, data in zip(ids, datas, strict=True):
+            for event_id, data in zip(ids, values, strict=True):
                 if event_id in keep:
-                    ledger.kept[event_id] = data
-    ledger.tables = dict(tables)
+                    ledger.kept[event_id] = bytes(data)
+    ledger.tables = {t: in_seq_order(events) for t, events in tables.items()}
     return ledger
 
 
@@ -152,8 +164,23 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
 
 
 _VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
+_DIGEST = methodcaller("digest")
 _EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
-_REF_MARK = b'"player_ref'  # both markers of events.contract.privacy.needs_scrub
+
+
+def _may_carry_player(data: bytes) -> bool:
+    """:func:`events.contract.privacy.needs_scrub` of ``data``, its ``\\u`` search only where a
+    backslash is (one memchr: most logs hold none)."""
+    return b'"player_ref' in data or (b"\\" in data and needs_scrub(data))
+
+
+def _picker(indexes: list[int]) -> Callable[[Sequence[Any]], list[Any]]:
+    """A function giving the items of a sequence at ``indexes`` as a list (in C)."""
+    if len(indexes) == 1:
+        at = indexes[0]
+        return lambda items: [items[at]]
+    get = itemgetter(*indexes)
+    return lambda items: list(get(items))
 
 
 def seals_path(path: Path) -> Path:

@@ -1,8 +1,9 @@
 """A hand's inclusion proof: its events proved members of a signed table tree.
 
 The proof travels in the hand's evidence document (``inclusion_proof``): the seal (its
-body's exact text and signature), and for each event its canonical bytes, its index in
-the table's tree and the audit path to the sealed root. Whoever holds the public key checks
+body's exact text and signature), and for each event its exact stored bytes (the leaf is
+their hash), its index in the table's tree (``seq`` order) and the audit path to the
+sealed root. Whoever holds the public key checks
 it with nothing else (:func:`verify_evidence`): the signature, each path to the signed root,
 and that every event the document shows is one of the proved ones, byte for byte.
 
@@ -34,13 +35,13 @@ from events.ledger.keys import key_id, signature_valid
 from events.ledger.merkle import inclusion_proof, verify_inclusion
 from events.ledger.seal import SealRecord
 
-FORMAT = "uth-inclusion-proof/1"
+FORMAT = "uth-inclusion-proof/2"  # 2: "stored", the exact bytes, in seq order
 
 
 def build_proof(seal: SealRecord, table_id: str, leaves: Sequence[bytes],
                 events: Sequence[tuple[str, int, int, bytes]], unsealed: Sequence[str]
                 ) -> dict[str, Any]:
-    """The proof of ``events`` (event_id, seq, index in the table's tree, canonical bytes)
+    """The proof of ``events`` (event_id, seq, index in the table's tree, stored bytes)
     against ``seal``, whose tree for ``table_id`` is the first leaves of ``leaves``;
     ``unsealed``: the ids of the document's events the seal does not cover."""
     head = seal.parsed().head(table_id)
@@ -52,7 +53,7 @@ def build_proof(seal: SealRecord, table_id: str, leaves: Sequence[bytes],
         "table_id": table_id,
         "tree_size": size,
         "events": [{"event_id": event_id, "seq": seq, "leaf_index": index,
-                    "canonical": data.decode("utf-8"),
+                    "stored": data.decode("utf-8"),
                     "path": [h.hex() for h in inclusion_proof(tree, index)]}
                    for event_id, seq, index, data in events],
         "not_sealed": list(unsealed),
@@ -97,7 +98,7 @@ def check_proof(proof: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck:
     root = bytes.fromhex(head.root)
     for entry in entries:
         try:
-            data = str(entry["canonical"]).encode("utf-8")
+            data = str(entry["stored"]).encode("utf-8")
             path = [bytes.fromhex(h) for h in entry["path"]]
             index, seq = int(entry["leaf_index"]), int(entry["seq"])
         except (KeyError, TypeError, ValueError):
@@ -124,7 +125,7 @@ def verify_evidence(doc: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck
     proved = {}
     for entry in proof.get("events", []):
         if isinstance(entry, dict) and "event_id" in entry:
-            proved[str(entry["event_id"])] = str(entry.get("canonical", "")).encode("utf-8")
+            proved[str(entry["event_id"])] = str(entry.get("stored", "")).encode("utf-8")
     if proof.get("table_id") != doc.get("table_id"):
         out.problems.append("forged: the proof is of another table than the document's")
     shown = [e for e in [doc.get("table_opened"), *doc.get("events", [])] if e]
@@ -142,11 +143,20 @@ def verify_evidence(doc: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck
             if decoded.event_id not in unsealed:
                 out.problems.append(f"seq {decoded.seq}: inserted: the document shows an "
                                     "event its proof does not cover")
-        elif canonical_event(decoded) != data:
+        elif canonical_event(decoded) != _canonical_of(data):
             out.problems.append(f"seq {decoded.seq}: altered: the document's event differs "
                                 "from the proved one")
     _same_verdict(doc, events, out)
     return out
+
+
+def _canonical_of(data: bytes) -> bytes | None:
+    """The contract's reading of an event's stored bytes (what the document shows of it),
+    or None when they are no valid event."""
+    from events.contract.codec import Rejection, decode_line
+
+    event = decode_line(data, "the proved event")
+    return None if isinstance(event, Rejection) else canonical_event(event)
 
 
 def _same_verdict(doc: dict[str, Any], events: list[Event], out: ProofCheck) -> None:

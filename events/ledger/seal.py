@@ -3,8 +3,9 @@
 A seal's *body* is compact JSON (its bytes are what is signed, and are stored as they are):
 the source log it seals, its number (1, 2, ... per source) and the SHA-256 of the previous
 seal's body (so a seal taken out of the middle is missed), the log's end when it was taken
-(``through``: the events before it are the sealed ones), the key's id, and for each table
-its tree's size, last ``seq``, root, and the SHA-256 of its leaves one after the other. A
+(``through``), the key's id, and for each table its tree's size, last ``seq`` (the head of
+the table's gapless run from seq 0: the events up to it, in ``seq`` order, are the sealed
+ones), root, and the SHA-256 of its leaves one after the other. A
 seal is stored with the leaves it adds (each table's leaves since the previous seal, as
 ``[table, index, seq, event_id, leaf]``), so a verifier can name which event changed: the
 leaves are trusted only once they rebuild the signed roots.
@@ -34,9 +35,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from events.ledger.keys import key_id
 from events.ledger.merkle import tree_root
-from events.ledger.stored import TableEvents
+from events.ledger.stored import TableEvents, sealable
 
-FORMAT = "uth-seal/1"
+FORMAT = "uth-seal/2"  # 2: leaves are the stored bytes, in seq order
 _SEQ, _EVENT_ID, _LEAF = (attrgetter(n) for n in ("seq", "event_id", "leaf"))
 
 
@@ -62,7 +63,7 @@ class HasLeaf(Protocol):
 class TableHead(msgspec.Struct, frozen=True):
     table_id: str
     size: int  # leaves in the tree
-    last_seq: int  # the seq of its last leaf
+    last_seq: int  # the seq of its last leaf: the head of its gapless run (-1: none yet)
     root: str  # hex
     # SHA-256 of the leaves one after the other: what a verifier checks a whole table
     # against in one hash call (the root is for proofs of single events)
@@ -152,9 +153,12 @@ class SealRefused(ValueError):
 def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Mapping[int, int],
               previous: SealRecord | None, key: Ed25519PrivateKey, sealed_at: str
               ) -> SealRecord:
-    """Seal every table's tree of ``tables`` (its leaves in order) after ``previous``.
+    """Seal every table of ``tables`` (its events in ``seq`` order, see
+    :func:`events.ledger.stored.in_seq_order`) after ``previous``: each table's tree is its
+    gapless run from seq 0 (:func:`events.ledger.stored.sealable`); a table with none yet
+    is listed with an empty tree (the seal names every table it saw).
 
-    Refuses (:class:`SealRefused`) when a table's leaves no longer begin with the tree the
+    Refuses (:class:`SealRefused`) when a table's run no longer begins with the tree the
     previous seal signed: a new seal must never bless an altered record.
     """
     before = previous.parsed() if previous is not None else None
@@ -162,22 +166,24 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
     rows: list[LeafRow] = []
     for table_id in sorted(tables):
         seqs, ids, hashes = _columns(tables[table_id])
+        size = sealable(seqs)
         old = before.head(table_id) if before is not None else None
         start = old.size if old is not None else 0
-        if old is not None and (len(hashes) < start
+        if old is not None and (size < start
                                 or leaves_digest(hashes[:start]) != old.leaves_sha256):
             raise SealRefused(
                 f"table {table_id}: the events sealed by seal {before.number if before else 0}"
                 " no longer match it; run `uth verify` (nothing was sealed)")
-        if not hashes:
+        if not seqs:
             continue
-        heads.append(TableHead(table_id, len(hashes), seqs[-1], tree_root(hashes).hex(),
-                               leaves_digest(hashes)))
-        rows.extend(map(_NEW_ROW, zip(repeat(table_id), range(start, len(hashes)),
-                                      seqs[start:], ids[start:], hashes[start:])))
+        tree = hashes[:size]
+        heads.append(TableHead(table_id, size, seqs[size - 1] if size else -1,
+                               tree_root(tree).hex(), leaves_digest(tree)))
+        rows.extend(map(_NEW_ROW, zip(repeat(table_id), range(start, size),
+                                      seqs[start:size], ids[start:size], hashes[start:size])))
     if before is not None:  # a table the store no longer holds stays sealed as it was
         kept = {h.table_id for h in heads}
-        missing = [h for h in before.tables if h.table_id not in kept]
+        missing = [h for h in before.tables if h.table_id not in kept and h.size]
         if missing:
             raise SealRefused(f"table {missing[0].table_id}: its sealed events are gone; run "
                               "`uth verify` (nothing was sealed)")

@@ -1,5 +1,9 @@
 """A store's events as the ledger sees them: per event its ``seq``, ``event_id``, leaf hash
-and place in its log; a table's events kept as columns.
+and place in its log; a table's events kept as columns, in ``seq`` order.
+
+A table's tree is over its events in ``seq`` order (ties, a sequence conflict's events at one
+``seq``, by ``event_id``), whatever order they arrived in; a seal covers the table's gapless
+run from seq 0 (:func:`sealable`): an event beyond a gap waits for the gap to be filled.
 
 :class:`TableEvents` is a sequence of :class:`StoredEvent` that holds its columns as lists,
 because a scan of a log of millions of events should not make an object per event: the
@@ -10,10 +14,16 @@ event a finding names).
 >>> table.extend([0, 1], ["e0", "e1"], [b"a", b"b"], [0, 0], [1, 2])
 >>> len(table), table[1], table.leaves
 (2, StoredEvent(seq=1, event_id='e1', leaf=b'b', partition=0, offset=2), [b'a', b'b'])
+>>> late = TableEvents()
+>>> late.extend([0, 2, 1, 4], ["a", "c", "b", "e"], [b"0", b"2", b"1", b"4"], [0] * 4, [1, 2, 3, 4])
+>>> ordered = in_seq_order(late)
+>>> ordered.seqs, sealable(ordered.seqs)
+([0, 1, 2, 4], 3)
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import NamedTuple, overload
@@ -33,7 +43,7 @@ _COLUMNS = tuple(attrgetter(n) for n in StoredEvent._fields)
 
 
 class TableEvents(Sequence[StoredEvent]):
-    """One table's events, in its log's order, as columns."""
+    """One table's events as columns (in the order given: a scan gives them in seq order)."""
 
     __slots__ = ("event_ids", "leaves", "offsets", "partitions", "seqs")
 
@@ -91,3 +101,35 @@ def columns(events: Sequence[StoredEvent]) -> tuple[Sequence[int], Sequence[int]
         return events.partitions, events.offsets, events.leaves
     return (list(map(_COLUMNS[3], events)), list(map(_COLUMNS[4], events)),
             list(map(_COLUMNS[2], events)))
+
+
+def in_seq_order(table: TableEvents) -> TableEvents:
+    """``table``'s events in ``seq`` order, ties by ``event_id`` (the same events give the
+    same order however they arrived); the table itself when already in order (the common
+    case: one C-level pass)."""
+    seqs = table.seqs
+    if all(map(operator.lt, seqs, seqs[1:])):
+        return table
+    ids = table.event_ids
+    order = sorted(range(len(seqs)), key=lambda i: (seqs[i], ids[i]))
+    out = TableEvents()
+    out.extend([seqs[i] for i in order], [ids[i] for i in order],
+               [table.leaves[i] for i in order], [table.partitions[i] for i in order],
+               [table.offsets[i] for i in order])
+    return out
+
+
+def sealable(seqs: Sequence[int]) -> int:
+    """How many of a table's events (``seqs`` in order) form its gapless run from seq 0,
+    the part a seal can cover: events at one ``seq`` (a sequence conflict) all count; the
+    run ends before the first missing ``seq``."""
+    n = len(seqs)
+    if n and seqs[0] == 0 and seqs[-1] == n - 1 and all(map(operator.lt, seqs, seqs[1:])):
+        return n  # 0 to n - 1, each one more than the last: no gap (one C-level pass)
+    expected = 0
+    for at, seq in enumerate(seqs):
+        if seq == expected:
+            expected += 1
+        elif seq != expected - 1:
+            return at
+    return n

@@ -1,12 +1,18 @@
 """``uth seal --source URL --key PREFIX``: a signed checkpoint of every table's events.
 
     uth seal --source sqlite:///floor.db --key keys/floor-seal
+    uth seal --source sqlite:///floor.db --key keys/floor-seal --witness /mnt/audit/floor.witness
 
-Reads the log, builds each table's Merkle tree over its events (their canonical bytes,
-in the log's order; see docs/tamper-evidence.md), signs the heads (size, last ``seq``,
-root) with the Ed25519 private key and stores the seal beside the events: tables ``seals``
-and ``seal_leaves`` of a SQLite log, ``<name>.seals.jsonl`` beside a JSON Lines log, the
-topic ``uth.seals`` beside a Kafka topic. ``uth load`` copies it into the warehouse.
+Reads the log, builds each table's Merkle tree over its events (each event's exact stored
+bytes, in ``seq`` order, up to the head of the table's gapless run from seq 0; see
+docs/tamper-evidence.md), signs the heads (size, last ``seq``, root) with the Ed25519
+private key and stores the seal beside the events: tables ``seals`` and ``seal_leaves`` of
+a SQLite log, ``<name>.seals.jsonl`` beside a JSON Lines log, the topic ``uth.seals``
+beside a Kafka topic. ``uth load`` copies it into the warehouse.
+
+``--witness FILE`` also appends the signed checkpoint (the seal's body and signature) to
+FILE, kept where the store's writers cannot reach it: ``uth verify --witness FILE`` then
+names a store rolled back to an earlier seal.
 
 A log whose sealed events no longer match its last seal is not sealed again (a new seal
 must never bless an altered record): run ``uth verify``.
@@ -29,6 +35,8 @@ def register(sub: Any) -> None:
                    help="sqlite:///log.db, file.jsonl or kafka://host:port[/topic]")
     p.add_argument("--key", required=True, metavar="PREFIX",
                    help="the private key written by uth keygen")
+    p.add_argument("--witness", metavar="FILE",
+                   help="append the signed checkpoint to FILE, kept apart from the store")
     p.add_argument("--json", action="store_true", help="print the seal's body as JSON")
     p.set_defaults(func=run)
 
@@ -54,6 +62,15 @@ def run(args: argparse.Namespace) -> int:
     except LogError as exc:
         print(f"uth seal: {exc}", file=sys.stderr)
         return 2
+    if args.witness:
+        from events.ledger.witness import append_witness
+
+        try:
+            append_witness(args.witness, seal)
+        except OSError as exc:
+            print(f"uth seal: the seal is stored, but not witnessed: {shown(str(exc), 300)}",
+                  file=sys.stderr)
+            return 2
     body = seal.parsed()
     if args.json:
         print(json.dumps(json.loads(seal.body), sort_keys=True))

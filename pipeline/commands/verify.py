@@ -4,13 +4,22 @@
     uth verify --warehouse floor.duckdb --public-key keys/floor-seal.pub
     uth verify --archive floor_archive --public-key keys/floor-seal.pub
     uth verify --evidence hand.json --public-key keys/floor-seal.pub
+    uth verify --source sqlite:///floor.db --public-key keys/floor-seal.pub --witness FILE
 
-Rebuilds each table's Merkle tree from the store's events and compares it with the seals
-stored beside them, whose signatures it checks with the public key alone. One line per
-finding names the table, the ``seq`` range and what happened: ``altered``, ``deleted``,
-``inserted``, ``forged`` (another event in a sealed one's place, or a seal whose signature
-fails) or ``moved`` (a sealed event at another place in the order). Events stored after
-the latest seal are listed as not yet sealed; they are not findings.
+Rebuilds each table's Merkle tree from the store's events (each one's exact stored bytes,
+in ``seq`` order) and compares it with the seals stored beside them, whose signatures it
+checks with the public key alone. One line per finding names the table, the ``seq`` range
+and what happened: ``altered``, ``deleted``, ``inserted`` (another event at a sealed
+``seq``: a sequence conflict), ``forged`` (another event in a sealed one's place, or a seal
+whose signature fails) or ``moved`` (a sealed event at another ``seq``). In a warehouse or
+an archive the columns are also checked against the stored bytes. Events after a table's
+sealed head (arrived after the seal, or beyond a gap) are listed as not yet sealed; they
+are not findings.
+
+``--witness FILE`` (the checkpoints ``uth seal --witness FILE`` kept apart from the store)
+also names each checkpoint the witness saw that the store no longer holds (rolled back:
+the tables and ``seq`` ranges lost) or holds in another form (forged). A warehouse is held
+to the checkpoints its load has read past.
 
 ``--evidence`` checks a hand's evidence document (``uth replay HAND --json``) with nothing
 but the key: the seal's signature, each event's inclusion proof, that the events shown are
@@ -39,6 +48,8 @@ def register(sub: Any) -> None:
     where.add_argument("--evidence", metavar="FILE",
                        help="a hand's evidence document (JSON, or the printed HTML sheet)")
     p.add_argument("--public-key", required=True, metavar="FILE", help="PREFIX.pub of uth keygen")
+    p.add_argument("--witness", metavar="FILE",
+                   help="the checkpoints of uth seal --witness, kept apart from the store")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
@@ -78,19 +89,35 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reports(args: argparse.Namespace, public: Any) -> list[Any]:
+    from events.ledger.witness import read_witness
+
+    witnessed = read_witness(args.witness) if args.witness else None
     if args.source:
         from events.ledger.compare import verify_store
         from events.ledger.logs import read_seals, scan
+        from events.ledger.witness import witness_findings
         from events.logs import open_log
 
         with open_log(args.source, create=False) as log:
             seals = read_seals(log)
-            return [verify_store(log.describe(), seals, public, scan(log).tables)]
+            report = verify_store(log.describe(), seals, public, scan(log).tables)
+        if witnessed is not None:
+            sources = {report.source, *(s.parsed().source for s in seals if _readable(s))}
+            report.findings += witness_findings(seals, witnessed, public, sources)
+        return [report]
     from pipeline.ledger.store import verify_archive, verify_warehouse
 
     if args.warehouse:
-        return verify_warehouse(args.warehouse, public)
-    return verify_archive(args.archive, public)
+        return verify_warehouse(args.warehouse, public, witnessed)
+    return verify_archive(args.archive, public, witnessed)
+
+
+def _readable(seal: Any) -> bool:
+    try:
+        seal.parsed()
+    except ValueError:
+        return False
+    return True
 
 
 def _evidence(args: argparse.Namespace, public: Any) -> int:

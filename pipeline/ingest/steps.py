@@ -142,8 +142,10 @@ def archive_pending(warehouse: str | Path, root: str | Path) -> int:
             if keys.num_rows == 0:
                 return done
             con.register("archive_keys", keys)
-            rows = con.sql("""SELECT e.* FROM events e SEMI JOIN archive_keys k
+            # each event with its stored bytes (the ledger's leaf), byte for byte the log's
+            rows = con.sql("""SELECT e.*, b.stored FROM events e SEMI JOIN archive_keys k
                     ON e.table_id = k.table_id AND e.gaming_day = k.gaming_day
+                LEFT JOIN event_bytes b ON b.event_id = e.event_id
                 ORDER BY e.gaming_day, e.table_id, e.seq, length(e.position), e.position
                 """).to_arrow_table()
             con.unregister("archive_keys")
@@ -182,6 +184,8 @@ def restore_archive(root: str | Path, warehouse: str | Path, *,
         columns = [r[0] for r in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
             "ORDER BY ordinal_position").fetchall()]
+    if "stored" in dataset.schema.names:  # the events' stored bytes (the ledger's leaves)
+        columns.append("stored")
     restored = 0
     with bulk_work():
         for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
@@ -211,7 +215,13 @@ def _restore_rows(con: Connection, rows: pa.Table, day_start_minutes: int) -> in
         con.unregister("restored")
     new = int(con.execute("SELECT count(*) FROM new_events").fetchall()[0][0])
     if new:
-        con.execute("INSERT INTO events SELECT * FROM new_events ORDER BY table_id, seq")
+        stored = "stored" in rows.column_names
+        con.execute("INSERT INTO events SELECT * EXCLUDE (stored) FROM new_events "
+                    "ORDER BY table_id, seq" if stored else
+                    "INSERT INTO events SELECT * FROM new_events ORDER BY table_id, seq")
+        if stored:
+            con.execute("INSERT INTO event_bytes SELECT event_id, stored FROM new_events "
+                        "WHERE stored IS NOT NULL")
         queue_work(con, "new_events", day_start_minutes)
         # credited to the log they came from; its position stays unknown (read from its
         # start next time, every restored event skipped)

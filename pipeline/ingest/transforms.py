@@ -38,6 +38,9 @@ BATCH_SCHEMA = pa.schema([
     ("ord", pa.int64()), ("event_id", pa.string()), ("type", pa.string()),
     ("table_id", pa.string()), ("hand_id", pa.string()), ("seq", pa.int64()),
     ("occurred_at", pa.string()), ("payload", pa.string()), ("position", pa.string()),
+    # the event's exact bytes as its log stores them (after pseudonymization): the leaf of
+    # the ledger (events.ledger), kept in ``event_bytes``
+    ("stored", pa.binary()),
 ])
 _encoder = msgspec.json.Encoder()
 _VALUE = attrgetter("value")
@@ -102,7 +105,8 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
     count = len(records)
     if positions is None or len(positions) != count:
         positions = [str(where(r)) for r in records]
-    events = decode_all_valid(list(map(_VALUE, records)))
+    values = list(map(_VALUE, records))
+    events = decode_all_valid(values)
     if events is None:
         return _decode_one_by_one(records, positions)
     ids = list(map(_EVENT_ID, events))
@@ -118,14 +122,15 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
         keep = sorted(first.values())
         events = [events[i] for i in keep]
         positions = [positions[i] for i in keep]
+        values = [values[i] for i in keep]
         ids = [ids[i] for i in keep]
         duplicates -= len(rejections)
     # each column in one C-level pass over the events
     batch = _batch(ids, list(map(_NAME, map(type, events))), list(map(_TABLE_ID, events)),
                    list(map(_HAND_ID, events)), list(map(_SEQ, events)),
                    list(map(_OCCURRED_AT, events)),
-                   list(map(_encoder.encode, map(_PAYLOAD, events))), positions, rejections,
-                   count, duplicates)
+                   list(map(_encoder.encode, map(_PAYLOAD, events))), positions, values,
+                   rejections, count, duplicates)
     batch.decoded = events
     return batch
 
@@ -148,8 +153,8 @@ def conflicting_copy(copy: Any, position: str, raw: bytes, first: str) -> Reject
 
 
 def _decode_one_by_one(records: Sequence[Record], places: Sequence[str]) -> DecodedBatch:
-    cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
-    ids, types, tables, hands, seqs, times, payloads, positions = cols
+    cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
+    ids, types, tables, hands, seqs, times, payloads, positions, values = cols
     rejections: list[Rejection] = []
     seen: dict[str, tuple[Event, str]] = {}
     decoded: list[Event] = []
@@ -179,22 +184,24 @@ def _decode_one_by_one(records: Sequence[Record], places: Sequence[str]) -> Deco
         times.append(ev.occurred_at)
         payloads.append(encode(ev.payload))
         positions.append(place)
-    batch = _batch(ids, types, tables, hands, seqs, times, payloads, positions, rejections,
-                   len(records), duplicates)
+        values.append(record.value)
+    batch = _batch(ids, types, tables, hands, seqs, times, payloads, positions, values,
+                   rejections, len(records), duplicates)
     batch.decoded = decoded
     return batch
 
 
 def _batch(ids: list[Any], types: list[Any], tables: list[Any], hands: list[Any],
            seqs: list[Any], times: list[Any], payloads: list[Any], positions: list[Any],
-           rejections: list[Rejection], records: int, duplicates: int) -> DecodedBatch:
+           values: list[Any], rejections: list[Rejection], records: int, duplicates: int
+           ) -> DecodedBatch:
     n = len(ids)
     table = pa.table([
         pa.array(range(n), pa.int64()), pa.array(ids, pa.string()),
         pa.array(types, pa.string()), pa.array(tables, pa.string()),
         pa.array(hands, pa.string()), pa.array(seqs, pa.int64()),
         pa.array(times, pa.string()), pa.array(payloads, pa.binary()).cast(pa.string()),
-        pa.array(positions, pa.string())], schema=BATCH_SCHEMA)
+        pa.array(positions, pa.string()), pa.array(values, pa.binary())], schema=BATCH_SCHEMA)
     return DecodedBatch(table, rejections, records, duplicates)
 
 
@@ -328,6 +335,7 @@ def _insert_new(con: duckdb.DuckDBPyConnection, source: str, day_start_minutes: 
         SELECT b.event_id, b.type, {SCHEMA_VERSION}, b.table_id, b.hand_id, b.seq, {at},
                {day}, b.payload, ?, b.position
         FROM ingest_batch b""", [source])
+    con.execute("INSERT INTO event_bytes SELECT event_id, stored FROM ingest_batch")
     queue_work(con, "ingest_batch", day_start_minutes, audited="early_hands")
 
 

@@ -1,6 +1,11 @@
 """The ledger in the warehouse and the Parquet archive: their seals, their events as
 leaves, and their verification (the pure logic is :mod:`events.ledger`).
 
+Each event's leaf is the hash of its exact bytes as its log stores them: the warehouse keeps
+them in ``event_bytes`` and the archive in its ``stored`` column, beside the columns the
+dashboards read; a verification checks both, the bytes against the seals and the columns
+against the bytes.
+
 The warehouse keeps the seals of each source it loads (tables ``seals`` and
 ``seal_leaves``), copied from the log once the load has read past the log end a seal
 names, so a seal never covers events the warehouse has not loaded yet. The archive keeps
@@ -14,16 +19,21 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import pyarrow as pa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from events.ledger.canonical import canonical_columns, leaf_hash
-from events.ledger.compare import VerifyReport, verify_store
+from events.contract.codec import Rejection, decode_line
+from events.ledger.canonical import canonical_columns, canonical_event, leaf_hash
+from events.ledger.compare import Finding, VerifyReport, ranges, verify_store
+from events.ledger.keys import key_id
 from events.ledger.logs import read_seals
 from events.ledger.seal import LeafRow, SealRecord
-from events.ledger.stored import StoredEvent
+from events.ledger.stored import StoredEvent, TableEvents, in_seq_order
+from events.ledger.witness import witness_findings
 from events.logs import Cursor, EventLog
 from pipeline.warehouse import Connection, parse_cursor, reading, writing
 
@@ -108,47 +118,154 @@ def warehouse_seals(con: Connection) -> list[tuple[str, SealRecord]]:
             ).fetchall()]
 
 
-def stored_events(batches: Iterable[pa.RecordBatch]
-                  ) -> dict[str, dict[str, list[StoredEvent]]]:
-    """Events stored as columns (``EVENT_COLUMNS``) -> source -> table -> leaves, each
-    table's in its log's order."""
+@dataclass
+class StoredTables:
+    """Events stored as columns, as the ledger sees them: source -> table -> events (in
+    ``seq`` order), and per source the events whose columns are not what their stored
+    bytes say (the columns the dashboards read were changed, the bytes left alone)."""
+
+    tables: dict[str, dict[str, TableEvents]] = field(default_factory=dict)
+    mismatched: dict[str, list[Finding]] = field(default_factory=dict)
+
+
+def stored_events(batches: Iterable[pa.RecordBatch]) -> StoredTables:
+    """Events stored as columns (``EVENT_COLUMNS``, and ``stored``, their exact bytes as the
+    log stores them) -> each one's leaf: the hash of its stored bytes. Every event's
+    columns are checked against its bytes (the contract's reading of both must be the
+    same); an event without stored bytes is hashed from its columns (it was not loaded
+    from a log: no sealed event is)."""
     out: dict[str, dict[str, list[StoredEvent]]] = defaultdict(lambda: defaultdict(list))
+    changed: dict[str, dict[str, list[tuple[str, int]]]] = defaultdict(
+        lambda: defaultdict(list))
     for batch in batches:
-        cols = [batch.column(name).to_pylist() for name in EVENT_COLUMNS]
-        for event_id, kind, version, table_id, hand_id, seq, at, payload, source, where \
-                in zip(*cols, strict=True):
+        names = [*EVENT_COLUMNS, "stored"] if "stored" in batch.schema.names else EVENT_COLUMNS
+        cols = [batch.column(name).to_pylist() for name in names]
+        if len(cols) == len(EVENT_COLUMNS):
+            cols.append([None] * batch.num_rows)
+        for event_id, kind, version, table_id, hand_id, seq, at, payload, source, where, \
+                stored in zip(*cols, strict=True):
             partition, offset = parse_position(where)
-            leaf = leaf_hash(canonical_columns(event_id, kind, version, table_id, hand_id,
-                                               seq, at, payload))
+            columns = canonical_columns(event_id, kind, version, table_id, hand_id, seq, at,
+                                        payload)
+            if stored is None:
+                leaf = leaf_hash(columns)
+            else:
+                leaf = leaf_hash(stored)
+                read = _reading(stored)
+                if read != columns:
+                    changed[source][table_id].append(
+                        ("moved" if read is not None and _seq_of(read) != seq else "altered",
+                         seq))
             out[source][table_id].append(StoredEvent(seq, event_id, leaf, partition, offset))
-    for tables in out.values():
-        for events in tables.values():
-            events.sort(key=lambda e: (e.partition, e.offset))
-    return out
+    result = StoredTables()
+    for source, tables in out.items():
+        result.tables[source] = {t: in_seq_order(TableEvents(events))
+                                 for t, events in tables.items()}
+    for source, tables_changed in changed.items():
+        result.mismatched[source] = [
+            Finding(f.table_id, f.first_seq, f.last_seq, f.kind, _COLUMNS_DETAIL[f.kind],
+                    f.count)
+            for table_id in sorted(tables_changed)
+            for f in ranges(table_id, tables_changed[table_id])]
+    return result
+
+
+_COLUMNS_DETAIL = {
+    "altered": "the stored columns differ from the event's stored bytes",
+    "moved": "the stored columns put the event at another seq than its stored bytes",
+}
+
+
+def _reading(stored: bytes) -> bytes | None:
+    """The contract's reading of an event's stored bytes (canonical form), or None."""
+    event = decode_line(bytes(stored), "stored")
+    return None if isinstance(event, Rejection) else canonical_event(event)
+
+
+def _seq_of(canonical: bytes) -> int:
+    return int(msgspec.json.decode(canonical, type=_Seq).seq)
+
+
+class _Seq(msgspec.Struct):
+    seq: int
 
 
 def _warehouse_batches(con: Connection) -> Iterator[pa.RecordBatch]:
-    cols = ", ".join(EVENT_COLUMNS)
-    reader = con.sql(f"SELECT {cols} FROM events").to_arrow_reader(100_000)
+    cols = ", ".join(f"e.{c}" for c in EVENT_COLUMNS)
+    reader = con.sql(f"SELECT {cols}, b.stored FROM events e LEFT JOIN event_bytes b "
+                     "ON b.event_id = e.event_id").to_arrow_reader(100_000)
     yield from reader
 
 
 def verify_sources(seals: list[tuple[str, SealRecord]], public: Ed25519PublicKey,
-                   events: dict[str, dict[str, list[StoredEvent]]]) -> list[VerifyReport]:
-    """One report per source that has events or seals."""
+                   events: StoredTables, witnessed: list[SealRecord] | None = None,
+                   loaded: dict[str, Cursor] | None = None) -> list[VerifyReport]:
+    """One report per source that has events or seals (for a warehouse, also each source
+    it loaded that has checkpoints in ``witnessed``: one whose every seal and event is
+    gone still has a report).
+    ``loaded``: how far the warehouse's load read each source; a witnessed seal beyond it
+    is not due yet (the warehouse is behind, not rolled back)."""
     by_source: dict[str, list[SealRecord]] = defaultdict(list)
     for source, seal in seals:
         by_source[source].append(seal)
-    sources = sorted(set(by_source) | set(events)) or [""]
-    return [verify_store(source, by_source.get(source, []), public, events.get(source, {}))
-            for source in sources]
+    named = set(by_source) | set(events.tables)
+    if witnessed is not None and loaded is not None:
+        named |= _witnessed_sources(witnessed, public, loaded)
+    reports = []
+    for source in sorted(named) or [""]:
+        report = verify_store(source, by_source.get(source, []), public,
+                              events.tables.get(source, {}))
+        report.findings += events.mismatched.get(source, [])
+        if witnessed is not None:
+            due = None if loaded is None else _due(witnessed, source, loaded.get(source, {}))
+            report.findings += witness_findings(by_source.get(source, []), witnessed, public,
+                                                {source}, due)
+        reports.append(report)
+    return reports
 
 
-def verify_warehouse(path: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
+def _witnessed_sources(witnessed: list[SealRecord], public: Ed25519PublicKey,
+                       loaded: dict[str, Cursor]) -> set[str]:
+    """The sources of the witnessed checkpoints signed by this key that the warehouse has
+    loaded."""
+    mine = key_id(public)
+    out = set()
+    for record in witnessed:
+        try:
+            body = record.parsed()
+        except ValueError:
+            continue
+        if body.key_id == mine and body.source in loaded:
+            out.add(body.source)
+    return out
+
+
+def _due(witnessed: list[SealRecord], source: str, loaded: Cursor) -> int:
+    """The highest number of a witnessed seal of ``source`` whose events the load has read
+    (0: none)."""
+    best = 0
+    for record in witnessed:
+        try:
+            body = record.parsed()
+        except ValueError:
+            continue
+        if body.source == source and covered(body.through_cursor(), loaded):
+            best = max(best, body.number)
+    return best
+
+
+def _load_positions(con: Connection) -> dict[str, Cursor]:
+    return {source: parse_cursor(position) for source, position in con.execute(
+        "SELECT source, position FROM load_positions").fetchall()}
+
+
+def verify_warehouse(path: str | Path, public: Ed25519PublicKey,
+                     witnessed: list[SealRecord] | None = None) -> list[VerifyReport]:
     with reading(path) as con:
         seals = warehouse_seals(con)
         events = stored_events(_warehouse_batches(con))
-    return verify_sources(seals, public, events)
+        loaded = _load_positions(con)
+    return verify_sources(seals, public, events, witnessed, loaded)
 
 
 def write_archive_seals(warehouse: str | Path, root: str | Path) -> int:
@@ -183,7 +300,8 @@ def archive_seals(root: str | Path) -> list[tuple[str, SealRecord]]:
     return out
 
 
-def verify_archive(root: str | Path, public: Ed25519PublicKey) -> list[VerifyReport]:
+def verify_archive(root: str | Path, public: Ed25519PublicKey,
+                   witnessed: list[SealRecord] | None = None) -> list[VerifyReport]:
     import pyarrow.dataset as ds
 
     from pipeline.archive import ARCHIVE_PARTITIONING
@@ -192,8 +310,9 @@ def verify_archive(root: str | Path, public: Ed25519PublicKey) -> list[VerifyRep
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no Parquet archive here")
     dataset = ds.dataset(root, format="parquet", partitioning=ARCHIVE_PARTITIONING)
-    events = stored_events(dataset.to_batches(columns=EVENT_COLUMNS, batch_size=100_000))
-    return verify_sources(archive_seals(root), public, events)
+    names = EVENT_COLUMNS + (["stored"] if "stored" in dataset.schema.names else [])
+    events = stored_events(dataset.to_batches(columns=names, batch_size=100_000))
+    return verify_sources(archive_seals(root), public, events, witnessed)
 
 
 def copy_log_seals(log: EventLog, warehouse: str | Path) -> int:

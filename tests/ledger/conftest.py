@@ -1,6 +1,9 @@
 """Fixtures of the ledger tests: the hand-made floor (one redelivered event, one line that
 is not JSON, a lost event of T2) as a SQLite log and a JSON Lines log, both sealed, and a
-warehouse (with its archive) loaded from the JSON Lines log after its seal."""
+warehouse (with its archive) loaded from the JSON Lines log after its seal.
+
+A seal covers each table's gapless run from seq 0: all of T1 (seq 0..49), T2 up to its lost
+event (seq 0..18); T2's seq 20..34 wait for seq 19, not yet sealed."""
 
 from __future__ import annotations
 
@@ -15,6 +18,14 @@ from events.ledger.logs import seal_log
 from events.logs import open_log
 from tests.pipeline import streams
 from tests.pipeline.conftest import materialize
+
+SEALED = "69 sealed events in 2 tables: intact"
+T2_WAITS = "T2 seq 20..34: 15 events not yet sealed (after a gap: seq 19 not received)"
+
+
+def waiting(out: str) -> list[str]:
+    """The lines of ``uth verify``'s output that list events not yet sealed."""
+    return [line for line in out.splitlines() if "not yet sealed" in line]
 
 
 def table_of(line: bytes) -> str:

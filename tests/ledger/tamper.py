@@ -1,5 +1,10 @@
 """Someone with write access to a store changes one sealed event: table T1's seq 21 (seat
-1's blind paid 1,500; the "theft" raises it to 15,000), or swaps it with seq 22."""
+1's blind paid 1,500; the "theft" raises it to 15,000), or swaps its seq with seq 22's
+(each event then claims the other's place in the table's order).
+
+In the warehouse and the archive the tamperer is thorough: the event's stored bytes (the
+ledger's leaf) are changed with its columns, the way a careful forger would; ``columns_only``
+changes the columns the dashboards read and leaves the bytes."""
 
 from __future__ import annotations
 
@@ -61,8 +66,19 @@ def _line_change(line: bytes, new_id: str | None) -> bytes:
     return json.dumps(event, separators=(",", ":")).encode()
 
 
+def _with_seq(line: bytes, seq: int) -> bytes:
+    event = json.loads(line)
+    event["seq"] = seq
+    return json.dumps(event, separators=(",", ":")).encode()
+
+
+def _line_swap(a: bytes, b: bytes) -> tuple[bytes, bytes]:
+    """Each event takes the other's seq (and place in the log)."""
+    return (_with_seq(b, json.loads(a)["seq"]), _with_seq(a, json.loads(b)["seq"]))
+
+
 def tamper_lines(lines: list[bytes], kind: str) -> list[bytes]:
-    return _mutate(lines, kind, _line_view, _line_change, lambda a, b: (b, a))
+    return _mutate(lines, kind, _line_view, _line_change, _line_swap)
 
 
 def tamper_jsonl(path: Path, kind: str) -> None:
@@ -83,41 +99,58 @@ def tamper_sqlite(path: Path, kind: str) -> None:
     conn.close()
 
 
-def _row_change(row: dict[str, Any], new_id: str | None) -> dict[str, Any]:
+def _row_change(row: dict[str, Any], new_id: str | None, *, bytes_too: bool = True
+                ) -> dict[str, Any]:
     payload = json.loads(row["payload"])
     payload["amount"] = 15000
-    return {**row, "payload": json.dumps(payload, separators=(",", ":")),
-            **({"event_id": new_id} if new_id else {})}
+    out = {**row, "payload": json.dumps(payload, separators=(",", ":")),
+           **({"event_id": new_id} if new_id else {})}
+    if bytes_too:
+        out["stored"] = _line_change(row["stored"], new_id)
+    return out
 
 
-def _row_swap(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Each event takes the other's place in the log (its position)."""
-    return {**a, "position": b["position"]}, {**b, "position": a["position"]}
+def _row_swap(a: dict[str, Any], b: dict[str, Any], *, bytes_too: bool = True
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each event takes the other's seq and place in the log (its position)."""
+    first = {**a, "seq": b["seq"], "position": b["position"]}
+    second = {**b, "seq": a["seq"], "position": a["position"]}
+    if bytes_too:
+        first["stored"], second["stored"] = (_with_seq(a["stored"], b["seq"]),
+                                             _with_seq(b["stored"], a["seq"]))
+    return first, second
 
 
-def tamper_rows(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return _mutate(rows, kind, lambda r: r, _row_change, _row_swap)
+def tamper_rows(rows: list[dict[str, Any]], kind: str, *, bytes_too: bool = True
+                ) -> list[dict[str, Any]]:
+    return _mutate(rows, kind, lambda r: r,
+                   lambda r, new_id: _row_change(r, new_id, bytes_too=bytes_too),
+                   lambda a, b: _row_swap(a, b, bytes_too=bytes_too))
 
 
-def tamper_warehouse(path: Path, kind: str) -> None:
+def tamper_warehouse(path: Path, kind: str, *, bytes_too: bool = True) -> None:
     con = duckdb.connect(str(path))
     try:
-        table = con.sql("SELECT * FROM events").to_arrow_table()
-        rows = tamper_rows(table.to_pylist(), kind)
+        table = con.sql("SELECT e.*, b.stored FROM events e LEFT JOIN event_bytes b "
+                        "ON b.event_id = e.event_id ORDER BY e.position").to_arrow_table()
+        rows = tamper_rows(table.to_pylist(), kind, bytes_too=bytes_too)
         changed = pa.Table.from_pylist(rows, schema=table.schema)
         con.execute("DELETE FROM events")
+        con.execute("DELETE FROM event_bytes")
         con.register("changed", changed)
-        con.execute("INSERT INTO events SELECT * FROM changed")
+        con.execute("INSERT INTO events SELECT * EXCLUDE (stored) FROM changed")
+        con.execute("INSERT INTO event_bytes SELECT event_id, stored FROM changed")
     finally:
         con.close()
 
 
-def tamper_archive(root: Path, kind: str) -> None:
+def tamper_archive(root: Path, kind: str, *, bytes_too: bool = True) -> None:
     for path in sorted(root.glob(f"gaming_day=*/table_id={TABLE}/*.parquet")):
         table = pq.read_table(path)
         rows = table.to_pylist()
         if any(r["seq"] == SEQ for r in rows):
-            rows = tamper_rows([{**r, "table_id": TABLE} for r in rows], kind)
+            rows = tamper_rows([{**r, "table_id": TABLE} for r in rows], kind,
+                               bytes_too=bytes_too)
             rows = [{k: v for k, v in r.items() if k != "table_id"} for r in rows]
             pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
             return

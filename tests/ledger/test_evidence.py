@@ -51,10 +51,10 @@ def _raise_proved_payout(doc: dict[str, Any]) -> None:
     """Both the document's event and the proof's bytes changed: the path no longer holds."""
     _raise_payout(doc)
     entry = next(e for e in doc["inclusion_proof"]["events"] if '"PayoutRecorded"' in
-                 e["canonical"])
-    data = json.loads(entry["canonical"])
+                 e["stored"])
+    data = json.loads(entry["stored"])
     data["payload"]["amount"] += 10_000
-    entry["canonical"] = json.dumps(data, separators=(",", ":"))
+    entry["stored"] = json.dumps(data, separators=(",", ":"))
 
 
 def _drop_event(doc: dict[str, Any]) -> None:

@@ -16,7 +16,16 @@ from events.ledger.keys import generate, load_private
 from events.ledger.logs import read_seals, scan, seal_log
 from events.logs import open_log
 from pipeline.cli import main
-from tests.ledger.conftest import Floor, build_floor, materialize, table_of, verify
+from tests.ledger.conftest import (
+    SEALED,
+    T2_WAITS,
+    Floor,
+    build_floor,
+    materialize,
+    table_of,
+    verify,
+    waiting,
+)
 from tests.pipeline import streams
 
 
@@ -42,7 +51,7 @@ def test_events_after_the_seal_are_not_yet_sealed(sealed_floor: Floor, store: st
                          "--public-key", str(sealed_floor.public))
     assert status == 0, out
     assert out.splitlines()[0] == "T1 seq 50..51: 2 events not yet sealed"
-    assert out.splitlines()[-1].endswith("84 sealed events in 2 tables: intact")
+    assert out.splitlines()[-1].endswith(SEALED)
 
 
 def test_sealing_again_covers_the_new_events_only(sealed_floor: Floor,
@@ -60,7 +69,7 @@ def test_sealing_again_covers_the_new_events_only(sealed_floor: Floor,
     assert seals[1].parsed().previous == seals[0].digest()
     status, out = verify(capsys, "--source", url, "--public-key", str(sealed_floor.public))
     assert status == 0, out
-    assert "not yet sealed" not in out and "86 sealed events" in out
+    assert waiting(out) == [T2_WAITS] and "71 sealed events" in out
 
 
 def test_a_seal_is_refused_over_altered_events(sealed_floor: Floor,
@@ -112,7 +121,7 @@ def test_a_load_cut_short_and_run_again(tmp_path: Path,
     materialize(log_path, warehouse, batch_size=7)
     status, out = verify(capsys, "--warehouse", str(warehouse), "--public-key", str(public))
     assert status == 0, out
-    assert "84 sealed events in 2 tables: intact" in out and "not yet sealed" not in out
+    assert SEALED in out and waiting(out) == [T2_WAITS]
 
 
 def test_the_seal_is_the_same_from_every_store_and_batch_size(sealed_floor: Floor) -> None:
@@ -128,19 +137,24 @@ def test_the_seal_is_the_same_from_every_store_and_batch_size(sealed_floor: Floo
 
 
 def test_the_graph_seals_after_each_load_and_the_key_stays_private(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     private, public = generate(tmp_path / "keys" / "seal")
+    witness = tmp_path / "elsewhere" / "floor.witness"
+    monkeypatch.setenv("UTH_SEAL_WITNESS", str(witness))
     assert os.stat(private).st_mode & 0o777 == 0o600
     data = tmp_path / "data"
     data.mkdir()
     log_path = data / "floor.jsonl"
     log_path.write_bytes(b"".join(line + b"\n" for line in streams.floor_lines()))
     materialize(log_path, data / "w.duckdb", seal_key=str(private))
+    assert len(witness.read_bytes().splitlines()) == 1  # the graph's seal, witnessed
     for args in (["--source", str(log_path)], ["--warehouse", str(data / "w.duckdb")],
                  ["--archive", str(data / "w_archive")]):
-        status, out = verify(capsys, *args, "--public-key", str(public))
+        status, out = verify(capsys, *args, "--public-key", str(public),
+                             "--witness", str(witness))
         assert status == 0, out
-        assert "84 sealed events in 2 tables: intact" in out and "not yet sealed" not in out
+        assert SEALED in out and waiting(out) == [T2_WAITS]
     secret = load_private(private).private_bytes_raw()
     pem = private.read_bytes()
     for path in data.rglob("*"):
@@ -161,4 +175,4 @@ def test_a_warehouse_rebuilt_from_its_archive_verifies(
     status, out = verify(capsys, "--warehouse", str(rebuilt),
                          "--public-key", str(sealed_floor.public))
     assert status == 0, out
-    assert "84 sealed events in 2 tables: intact" in out and "not yet sealed" not in out
+    assert SEALED in out and waiting(out) == [T2_WAITS]

@@ -21,7 +21,8 @@ from events.ledger.seal import LeafRow
 
 
 @pytest.mark.parametrize("name", ["events.ledger.canonical", "events.ledger.merkle",
-                                  "events.ledger.seal", "events.ledger.proof"])
+                                  "events.ledger.seal", "events.ledger.proof",
+                                  "events.ledger.stored", "events.ledger.witness"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0
@@ -91,8 +92,9 @@ def test_differences_are_classified_and_grouped_into_ranges() -> None:
     sealed = _rows(list(range(10)))
     assert _kinds(sealed, sealed) == []
     assert _kinds(sealed, sealed[:3] + sealed[6:]) == [("deleted", 3, 5)]
+    # the tree is in seq order: where an event lay in the log is no part of it
     swapped = [*sealed[:2], sealed[5], *sealed[2:5], *sealed[6:]]
-    assert _kinds(sealed, swapped) == [("moved", 5, 5)]
+    assert _kinds(sealed, swapped) == []
     altered = list(sealed)
     altered[7] = LeafRow("T", 7, 7, "e7", b"\0" * 32)
     assert _kinds(sealed, altered) == [("altered", 7, 7)]
@@ -131,6 +133,6 @@ def test_keygen_and_seal_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
     capsys.readouterr()
     assert main(["seal", "--source", str(log), "--key", str(tmp_path / "k")]) == 0
     out = capsys.readouterr().out
-    assert "seal 1 of" in out and "2 tables, 84 events (84 new)" in out
+    assert "seal 1 of" in out and "2 tables, 69 events (69 new)" in out
     assert main(["seal", "--source", str(tmp_path / "none.db"), "--key",
                  str(tmp_path / "nokey")]) == 2
