@@ -121,6 +121,9 @@ PENDING: dict[str, str] = {
 }
 
 META = "meta"  # key/value settings the warehouse was built with (gaming day start...)
+# meta keys a warehouse of this version has: each says a migration of an older warehouse
+# (done by the next load with work) is complete
+CURRENT_MARKS: tuple[str, ...] = ()
 
 
 class WarehouseBusy(RuntimeError):
@@ -197,6 +200,17 @@ def reading(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Conn
         yield con
     finally:
         con.close()
+
+
+@contextlib.contextmanager
+def connected(source: str | Path | Connection) -> Iterator[Connection]:
+    """``source`` itself when it is a connection (several reads share it), else a
+    read-only connection to the warehouse at that path (:func:`reading`)."""
+    if isinstance(source, duckdb.DuckDBPyConnection):
+        yield source
+        return
+    with reading(source) as con:
+        yield con
 
 
 def query(path: str | Path, sql: str, params: Sequence[Any] | None = None,

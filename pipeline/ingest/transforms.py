@@ -31,6 +31,7 @@ from events.privacy import needs_scrub, scrub
 from events.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
 from pipeline.hands.at_ingest import EarlyHands
 from pipeline.hands.transforms import write_hands
+from pipeline.ingest.cursors import cursor_text, parse_cursor
 from pipeline.ingest.known import KnownEvents
 from pipeline.warehouse import gaming_day_sql
 
@@ -202,17 +203,6 @@ def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
     """:func:`decode_records` for bare lines numbered from 1 (tests, benchmarks)."""
     records = [Record(0, i, "", line) for i, line in enumerate(lines, 1)]
     return decode_records(records, lambda r: f"line {r.offset}")
-
-
-def cursor_text(cursor: Cursor) -> str:
-    """A log cursor as stored in ``load_positions.position``: ``{"0": 42}``."""
-    return json.dumps({str(p): o for p, o in sorted(cursor.items())})
-
-
-def parse_cursor(text: str | None) -> Cursor:
-    if not text:
-        return {}
-    return {int(p): int(o) for p, o in json.loads(text).items()}
 
 
 def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
