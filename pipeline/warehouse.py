@@ -73,6 +73,14 @@ TABLES: dict[str, str] = {
         "drop" BIGINT, handle BIGINT, house_win BIGINT, hold_pct DOUBLE,
         win_to_handle_pct DOUBLE, theoretical_win BIGINT, hands_per_hour DOUBLE,
         hold_ci_low DOUBLE, hold_ci_high DOUBLE""",
+    # table_hold_daily by local quarter-hour (minutes after local midnight: 0, 15, ...,
+    # 1425) of each hand's start and each buy-in's time, kept with it (pipeline/analytics/
+    # hold): what the hold report by shift sums, for any shifts starting on quarter-hours
+    "hold_quarters": """
+        table_id VARCHAR, gaming_day DATE, quarter SMALLINT, currency VARCHAR,
+        hands BIGINT, handle BIGINT, house_win BIGINT""",
+    "drop_quarters": """
+        table_id VARCHAR, gaming_day DATE, quarter SMALLINT, "drop" BIGINT""",
     "trips_performance": """
         ruleset VARCHAR, table_id VARCHAR, gaming_day DATE, trips_wagers BIGINT,
         trips_handle BIGINT, trips_win BIGINT, hold_pct DOUBLE, theoretical_hold_pct DOUBLE,
@@ -123,7 +131,8 @@ PENDING: dict[str, str] = {
 META = "meta"  # key/value settings the warehouse was built with (gaming day start...)
 # meta keys a warehouse of this version has: each says a migration of an older warehouse
 # (done by the next load with work) is complete
-CURRENT_MARKS: tuple[str, ...] = ()
+HOLD_QUARTERS_MARK = "hold_quarters"  # every table-day's quarter-hours are built
+CURRENT_MARKS: tuple[str, ...] = (HOLD_QUARTERS_MARK,)
 
 
 class WarehouseBusy(RuntimeError):
