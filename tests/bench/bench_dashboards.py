@@ -246,11 +246,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         for page, fn in page_runs(path).items():
             ms, cpu_ms = _median_ms(fn, repeat=5 if quick else 9)
+            before = "from the wagers" in page  # the same report's other path: reported
             rows.append({
                 "name": f"dashboards: {page} page queries ({n_hands:,} hands)",
                 "value": ms, "unit": "ms", "reference": "target", "reference_value": TARGET_MS,
-                "ratio": ms / TARGET_MS, "target": f"< {TARGET_MS:.0f} ms together",
-                "ok": ms < TARGET_MS, "cpu_ms": cpu_ms,
+                "ratio": ms / TARGET_MS,
+                "target": "reported" if before else f"< {TARGET_MS:.0f} ms together",
+                "ok": None if before else ms < TARGET_MS, "cpu_ms": cpu_ms,
             })
 
         def open_close() -> None:
