@@ -101,3 +101,22 @@ def test_other_settings_are_refused_as_before(tmp_path: Path,
     capsys.readouterr()
     assert _load(log, wh, "--gaming-day-start", "07:00") == 1
     assert "built with gaming_day_start = 06:00, not 07:00" in capsys.readouterr().err
+
+
+def test_only_a_process_of_its_own_freezes_the_collector(tmp_path: Path) -> None:
+    """``uth load`` run as a command skips the collector's last passes at exit; called
+    from Python (as here) it leaves the caller's collector alone."""
+    import gc
+
+    log = write_log(tmp_path / "floor.jsonl", streams.floor_lines())
+    frozen = gc.get_freeze_count()
+    assert _load(log, tmp_path / "w.duckdb") == 0
+    assert gc.get_freeze_count() == frozen
+    script = ("import gc, sys; from pipeline import cli; "
+              f"sys.argv = ['uth', 'load', '--source', {str(log)!r}, '--warehouse', "
+              f"{str(tmp_path / 'p.duckdb')!r}, '-q']; rc = cli.main(); "
+              "print('frozen:', gc.get_freeze_count() > 0); sys.exit(rc)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "frozen: True" in done.stdout and "warehouse: events 84" in done.stdout
