@@ -83,8 +83,14 @@ def run(args: argparse.Namespace) -> int:
         except (LogError, OSError):
             position = None  # the load says what is wrong with the source
         if position is not None:
+            from pipeline.warehouse import WarehouseBusy
+
             print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
-            return report_unchanged(args.warehouse, position)
+            try:
+                return report_unchanged(args.warehouse, position)
+            except WarehouseBusy as exc:  # another load began writing meanwhile
+                print(f"uth load: {exc}", file=sys.stderr)
+                return 1
 
     import dagster as dg
 

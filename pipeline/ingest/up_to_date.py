@@ -7,7 +7,8 @@ in the same transaction as the rows), read-only; every doubt says "not up to dat
 load runs as usual: no warehouse yet, no stored position, a position the log has passed, a
 warehouse built with another gaming-day start or zone (the load refuses it, and says why),
 a table of this version's schema missing, work waiting in ``pending.*`` (a load killed
-after its ingest), or a seal in the log the warehouse lacks.
+after its ingest) or player tables built from fewer events (killed before them), or a
+seal in the log the warehouse lacks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from events.ledger.logs import read_seals
 from events.localtime import zone_name
 from events.logs import open_log
 from pipeline.ingest.cursors import parse_cursor
+from pipeline.players.transforms import BUILT_FROM
 from pipeline.warehouse import CURRENT_MARKS, META, PENDING, TABLES, WarehouseBusy, reading
 
 
@@ -46,7 +48,12 @@ def _schema_current(con: duckdb.DuckDBPyConnection) -> bool:
 def _nothing_pending(con: duckdb.DuckDBPyConnection) -> bool:
     counts = con.execute(" UNION ALL ".join(
         f"SELECT count(*) FROM pending.{name}" for name in PENDING)).fetchall()
-    return not any(n for (n,) in counts)
+    if any(n for (n,) in counts):
+        return False
+    # the player tables keep no queue: they are current when built from every event
+    built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
+    events = con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+    return bool(built) and built[0][0] == str(events)
 
 
 def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> str | None:

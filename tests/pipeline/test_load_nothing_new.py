@@ -80,6 +80,27 @@ def test_work_left_by_a_killed_load_is_done(tmp_path: Path) -> None:
     assert up_to_date(str(log), wh, 360) is not None
 
 
+def test_player_tables_left_behind_are_rebuilt(tmp_path: Path) -> None:
+    """Killed after the rollups, before the player tables: nothing waits in a queue, but
+    the player tables were built from fewer events than the warehouse holds."""
+    from pipeline.players.transforms import BUILT_FROM
+    from pipeline.warehouse import writing
+
+    lines, log = _half(tmp_path)
+    wh = tmp_path / "w.duckdb"
+    assert _load(log, wh) == 0
+    write_log(log, lines)
+    assert _load(log, wh) == 0
+    want = query(wh, "SELECT * FROM player_ratings ORDER BY ALL")
+    with writing(wh) as con:  # as the first load left them
+        con.execute("DELETE FROM player_ratings")
+        con.execute("UPDATE meta SET value = '1' WHERE key = ?", [BUILT_FROM])
+    assert up_to_date(str(log), wh, 360) is None
+    assert _load(log, wh) == 0
+    assert query(wh, "SELECT * FROM player_ratings ORDER BY ALL") == want
+    assert up_to_date(str(log), wh, 360) is not None
+
+
 def test_a_new_seal_in_the_log_is_copied(tmp_path: Path) -> None:
     log = write_log(tmp_path / "floor.jsonl", streams.floor_lines())
     wh = tmp_path / "w.duckdb"
