@@ -74,17 +74,17 @@ def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> st
                                    [name]).fetchall()
                 if not rows or not rows[0][0]:
                     return None
-                position = rows[0][0]
-                stored = parse_cursor(position)
-                end = log.end()
-                if any(offset > stored.get(p, 0) for p, offset in end.items()):
-                    return None
+                position = str(rows[0][0])
                 have = {r[0] for r in con.execute(
                     "SELECT digest FROM seals WHERE source = ?", [name]).fetchall()}
-                if any(seal.digest() not in have for seal in read_seals(log)):
-                    return None
         except (WarehouseBusy, duckdb.Error):
             return None  # a load is writing it, or it is not a warehouse of this version
+        # the log is read with the warehouse released (a load may want it meanwhile)
+        stored = parse_cursor(position)
+        if any(offset > stored.get(p, 0) for p, offset in log.end().items()):
+            return None
+        if any(seal.digest() not in have for seal in read_seals(log)):
+            return None
     finally:
         log.close()
-    return str(position)
+    return position
