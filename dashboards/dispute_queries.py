@@ -8,7 +8,10 @@ recomputed: a ``DisputeResolved`` closes the oldest open dispute of its hand and
 - ``owed`` = the seat's correct net (sum of ``correct_result``; unknown when any is) minus
   its recorded net before adjustments (the sum of ``recorded_result``, which the auditor
   lays the seat's adjustments on, minus those adjustments): what ``uth disputes`` says;
-- ``adjustment_correct``: whether the seat's adjustments so far equal ``owed``.
+- ``adjustment_correct``: whether the seat's adjustments so far equal ``owed``;
+- a seat that placed no wager on a hand that ended (settled or voided) was owed nothing
+  when nothing was paid to it: ``owed`` 0 (as ``uth disputes`` says, and as the auditor's
+  ``adjustment_mismatch`` rule holds), ``note`` ``no wager on this hand``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from events.audit.disputes import NO_WAGER
 from pipeline.warehouse import CONFLICT_LOSERS
 
 DISPUTES_LIMIT = 2000
@@ -52,11 +56,18 @@ nets AS (
     SELECT hand_id, seat,
            CASE WHEN bool_or(correct_result IS NULL) THEN NULL
                 ELSE sum(correct_result) END AS correct_net,
-           sum(coalesce(recorded_result, 0)) AS recorded_total
+           sum(coalesce(recorded_result, 0)) AS recorded_total,
+           bool_or(amount > 0) AS wagered
     FROM wagers WHERE hand_id IN (SELECT hand_id FROM p) GROUP BY ALL),
 v AS (
     SELECT p.*, h.dealer_id, coalesce(h.currency, '') AS currency,
-           (n.correct_net - (n.recorded_total - coalesce(adj.total, 0)))::BIGINT AS owed
+           -- no wagers row: the seat neither wagered nor was paid (an adjustment alone
+           -- makes a row of stake 0): on a hand that ended, nothing was due
+           CASE WHEN n.hand_id IS NULL AND h.status IN ('settled', 'voided') THEN 0
+                ELSE n.correct_net - (n.recorded_total - coalesce(adj.total, 0))
+           END::BIGINT AS owed,
+           CASE WHEN h.status IN ('settled', 'voided') AND NOT coalesce(n.wagered, false)
+                THEN '{NO_WAGER}' END AS note
     FROM p
     LEFT JOIN hands h ON h.hand_id = p.hand_id
     LEFT JOIN nets n ON n.hand_id = p.hand_id AND n.seat = p.seat
@@ -65,7 +76,7 @@ SELECT hand_id, table_id, seat, dealer_id, claim, opened_at, status, resolution,
        owed,
        CASE WHEN status = 'resolved' AND owed IS NOT NULL THEN adjusted_so_far = owed END
            AS adjustment_correct,
-       resolved_at, currency
+       resolved_at, currency, note
 FROM v"""
 
 

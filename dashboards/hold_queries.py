@@ -8,7 +8,11 @@ hands, house win minus the recorded results of every wager, drop the buy-ins.
 - A pit is a set of tables: ``UTH_PITS`` (``main=T01,T02;high-limit=T03``); a table in
   none is in no pit.
 - A shift is by local time (``UTH_TIMEZONE``, ``UTH_SHIFTS``): a hand's by its start, a
-  buy-in's by its time.
+  buy-in's by its time. When every shift starts on a quarter-hour (the default shifts
+  do, and any ``HH:00``, ``HH:15``...), the report sums the load's quarter-hour rollups
+  (``hold_quarters``, ``drop_quarters``: the same definitions, kept with
+  ``table_hold_daily``), a few rows per table-day instead of every wager; otherwise, or on
+  a warehouse built before them and not loaded since, it reads hands and wagers.
 - A week is the Monday-to-Sunday week of the gaming day.
 """
 
@@ -21,7 +25,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from pipeline.warehouse import CONFLICT_LOSERS
+from events import localtime
+from pipeline.warehouse import CONFLICT_LOSERS, HOLD_QUARTERS_MARK
 
 PITS_VAR = "UTH_PITS"
 HOLD_GROUPS = ("table", "pit", "shift", "week")
@@ -80,6 +85,60 @@ def _from_rollup(con: duckdb.DuckDBPyConnection, by: str, day_from: date | None,
         ORDER BY "group" NULLS LAST, currency""", [*params, *day_params]).df()
 
 
+def _days(column: str, day_from: date | None, day_to: date | None) -> tuple[str, list[Any]]:
+    """`` AND column >= ? AND column <= ?`` for the bounds given, and their values."""
+    where, params = "", []
+    for op, value in ((">=", day_from), ("<=", day_to)):
+        if value is not None:
+            where += f" AND {column} {op} ?"
+            params.append(value)
+    return where, params
+
+
+def quarters_ready(con: duckdb.DuckDBPyConnection, day_start: int) -> bool:
+    """Whether the quarter-hour rollups give each shift's figures exactly: every shift
+    starts on a quarter-hour, and the load has built every table-day's quarter-hours."""
+    if any(s.start % 15 for s in localtime.shifts(day_start)):
+        return False
+    try:
+        return bool(con.execute("SELECT 1 FROM meta WHERE key = ?",
+                                [HOLD_QUARTERS_MARK]).fetchall())
+    except duckdb.Error:  # no meta table: a warehouse not built by `uth load`
+        return False
+
+
+def shift_report(con: duckdb.DuckDBPyConnection, shift: tuple[str, list[Any]],
+                 day_from: date | None = None, day_to: date | None = None) -> pd.DataFrame:
+    """By shift from the quarter-hour rollups; ``shift``: SQL (with parameters) naming the
+    shift of the local minute ``quarter``. The same rows as :func:`hold_report`'s from
+    the hands and wagers (a drop's currency is its table's, from all its hands)."""
+    days, day_params = _days("gaming_day", day_from, day_to)
+    sql = f"""
+    WITH plays AS (
+        SELECT {shift[0]} AS grp, coalesce(currency, '') AS currency, sum(hands) AS hands,
+               sum(handle) AS handle, sum(house_win) AS house_win
+        FROM hold_quarters WHERE true{days} GROUP BY ALL),
+    currencies AS (SELECT table_id, min(currency) AS currency FROM hold_quarters GROUP BY ALL),
+    drops AS (
+        SELECT {shift[0]} AS grp, coalesce(c.currency, '') AS currency,
+               sum(d."drop") AS "drop"
+        FROM drop_quarters d LEFT JOIN currencies c USING (table_id)
+        WHERE true{days.replace('gaming_day', 'd.gaming_day')} GROUP BY ALL)
+    {_FINAL}"""
+    return con.execute(sql, [*shift[1], *day_params, *shift[1], *day_params]).df()
+
+
+_FINAL = """SELECT coalesce(p.grp, d.grp) AS "group", coalesce(p.currency, d.currency) AS currency,
+           coalesce(p.hands, 0)::BIGINT AS hands, coalesce(d."drop", 0)::BIGINT AS "drop",
+           coalesce(p.handle, 0)::BIGINT AS handle,
+           coalesce(p.house_win, 0)::BIGINT AS house_win,
+           CASE WHEN d."drop" > 0 THEN coalesce(p.house_win, 0) / d."drop" END AS hold_pct,
+           CASE WHEN p.handle > 0 THEN p.house_win / p.handle END AS win_to_handle_pct
+    FROM plays p FULL OUTER JOIN drops d
+         ON p.grp IS NOT DISTINCT FROM d.grp AND p.currency = d.currency
+    ORDER BY "group" NULLS LAST, currency"""
+
+
 def hold_report(con: duckdb.DuckDBPyConnection, by: str, shift: tuple[str, list[Any]],
                 shift_drop: tuple[str, list[Any]], day_from: date | None = None,
                 day_to: date | None = None) -> pd.DataFrame:
@@ -124,14 +183,6 @@ def hold_report(con: duckdb.DuckDBPyConnection, by: str, shift: tuple[str, list[
         WHERE e.type = 'ChipsPurchased' AND e.event_id NOT IN {CONFLICT_LOSERS}
               {day_where.replace('gaming_day', 'e.gaming_day')}
         GROUP BY ALL)
-    SELECT coalesce(p.grp, d.grp) AS "group", coalesce(p.currency, d.currency) AS currency,
-           coalesce(p.hands, 0)::BIGINT AS hands, coalesce(d."drop", 0)::BIGINT AS "drop",
-           coalesce(p.handle, 0)::BIGINT AS handle,
-           coalesce(p.house_win, 0)::BIGINT AS house_win,
-           CASE WHEN d."drop" > 0 THEN coalesce(p.house_win, 0) / d."drop" END AS hold_pct,
-           CASE WHEN p.handle > 0 THEN p.house_win / p.handle END AS win_to_handle_pct
-    FROM plays p FULL OUTER JOIN drops d
-         ON p.grp IS NOT DISTINCT FROM d.grp AND p.currency = d.currency
-    ORDER BY "group" NULLS LAST, currency"""
+    {_FINAL}"""
     params = [*group_h[1], *day_params, *group_e[1], *day_params]
     return con.execute(sql, params).df()

@@ -288,10 +288,15 @@ def shifts(start: int) -> tuple[str, ...]:
 
 def shift_sql(column: str, start: int, tz: str) -> tuple[str, list[Any]]:
     """SQL naming the shift label of a (UTC) TIMESTAMP column, and its parameters."""
+    at = local_sql(column, tz)
+    return shift_of_minute_sql(f"(hour({at}) * 60 + minute({at}))", start)
+
+
+def shift_of_minute_sql(minute: str, start: int) -> tuple[str, list[Any]]:
+    """SQL naming the shift label of a local minute of the day (an SQL expression; NULL
+    falls in the last shift, as a time never received does), and its parameters."""
     configured = sorted(localtime.shifts(start), key=lambda s: s.start, reverse=True)
     label = localtime.labels(configured)
-    at = local_sql(column, tz)
-    minute = f"(hour({at}) * 60 + minute({at}))"
     cases = " ".join(f"WHEN {minute} >= ? THEN ?" for _ in configured)
     params: list[Any] = [x for s in configured for x in (s.start, label[s.name])]
     return f"CASE {cases} ELSE ? END", [*params, label[configured[0].name]]
@@ -383,5 +388,8 @@ def hold_report(con: duckdb.DuckDBPyConnection, by: str, day_from: date | None =
                 day_to: date | None = None) -> pd.DataFrame:
     """Drop, handle and house win by table, pit, shift or week (see hold_queries)."""
     start, tz = day_start(con), zone(con)
+    if by == "shift" and hold_queries.quarters_ready(con, start):
+        return hold_queries.shift_report(con, shift_of_minute_sql("quarter", start),
+                                         day_from, day_to)
     return hold_queries.hold_report(con, by, shift_sql("h.started_at", start, tz),
                                     shift_sql("e.occurred_at", start, tz), day_from, day_to)

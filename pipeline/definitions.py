@@ -18,15 +18,9 @@ import os
 import dagster as dg
 
 from pipeline.analytics.assets import dealer_performance, table_hold_daily, trips_rollup
-from pipeline.analytics.checks import hold_within_control_limits
+from pipeline.asset_checks import warehouse_checks
 from pipeline.audit.assets import audit_hands
-from pipeline.audit.checks import findings_are_reported, recorded_payouts_balance
 from pipeline.ingest.assets import events_archive, ingest_events
-from pipeline.ingest.checks import (
-    no_duplicate_events,
-    no_sequence_conflicts,
-    no_sequence_gaps,
-)
 from pipeline.ledger.assets import seals
 from pipeline.players.assets import players
 from pipeline.resources import default_source, default_warehouse
@@ -34,8 +28,7 @@ from pipeline.sensors import LOAD_JOB, ROLLUP_JOB, make_schedule, make_sensor
 
 ASSETS = [ingest_events, seals, events_archive, audit_hands, table_hold_daily, trips_rollup,
           dealer_performance, players]
-CHECKS = [no_duplicate_events, no_sequence_gaps, no_sequence_conflicts, recorded_payouts_balance,
-          findings_are_reported, hold_within_control_limits]
+CHECKS = [warehouse_checks]
 ROLLUP_ASSETS = ["table_hold_daily", "trips_performance", "trips_hits", "dealer_performance"]
 
 load_job = dg.define_asset_job(LOAD_JOB, selection=dg.AssetSelection.all(),

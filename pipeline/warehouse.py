@@ -78,6 +78,14 @@ TABLES: dict[str, str] = {
         "drop" BIGINT, handle BIGINT, house_win BIGINT, hold_pct DOUBLE,
         win_to_handle_pct DOUBLE, theoretical_win BIGINT, hands_per_hour DOUBLE,
         hold_ci_low DOUBLE, hold_ci_high DOUBLE""",
+    # table_hold_daily by local quarter-hour (minutes after local midnight: 0, 15, ...,
+    # 1425) of each hand's start and each buy-in's time, kept with it (pipeline/analytics/
+    # hold): what the hold report by shift sums, for any shifts starting on quarter-hours
+    "hold_quarters": """
+        table_id VARCHAR, gaming_day DATE, quarter SMALLINT, currency VARCHAR,
+        hands BIGINT, handle BIGINT, house_win BIGINT""",
+    "drop_quarters": """
+        table_id VARCHAR, gaming_day DATE, quarter SMALLINT, "drop" BIGINT""",
     "trips_performance": """
         ruleset VARCHAR, table_id VARCHAR, gaming_day DATE, trips_wagers BIGINT,
         trips_handle BIGINT, trips_win BIGINT, hold_pct DOUBLE, theoretical_hold_pct DOUBLE,
@@ -132,6 +140,10 @@ PENDING: dict[str, str] = {
 }
 
 META = "meta"  # key/value settings the warehouse was built with (gaming day start...)
+# meta keys a warehouse of this version has: each says a migration of an older warehouse
+# (done by the next load with work) is complete
+HOLD_QUARTERS_MARK = "hold_quarters"  # every table-day's quarter-hours are built
+CURRENT_MARKS: tuple[str, ...] = (HOLD_QUARTERS_MARK,)
 
 
 class WarehouseBusy(RuntimeError):
@@ -212,6 +224,17 @@ def reading(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Conn
         yield con
     finally:
         con.close()
+
+
+@contextlib.contextmanager
+def connected(source: str | Path | Connection) -> Iterator[Connection]:
+    """``source`` itself when it is a connection (several reads share it), else a
+    read-only connection to the warehouse at that path (:func:`reading`)."""
+    if isinstance(source, duckdb.DuckDBPyConnection):
+        yield source
+        return
+    with reading(source) as con:
+        yield con
 
 
 def query(path: str | Path, sql: str, params: Sequence[Any] | None = None,

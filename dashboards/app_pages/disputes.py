@@ -13,7 +13,8 @@ st.title("Disputes")
 st.caption("Owed: what the house owes the player on the hand by the auditor's replay (the "
            "correct net minus the recorded net for the seat, before any adjustment); "
            "negative when the player was overpaid. A resolved dispute's adjustment is right "
-           "when it equals what was owed. Times are local to the casino (`UTH_TIMEZONE`).")
+           "when it equals what was owed. A seat that placed no wager on the hand was owed "
+           "nothing: 0, noted. Times are local to the casino (`UTH_TIMEZONE`).")
 
 with ui.warehouse("events", "wagers") as con:
     every = queries.disputes(con, limit=None)
@@ -40,6 +41,10 @@ if len(every) > len(rows):
     st.caption(f"The first {len(rows):,} of {len(every):,} disputes shown.")
 
 
+def notes(frame: pd.DataFrame) -> list[str]:
+    return ["" if pd.isna(n) else str(n) for n in frame["note"]]
+
+
 def links(hands: pd.Series) -> list[str]:
     return ["hand_audit?hand_id=" + str(h) for h in hands]
 
@@ -60,6 +65,7 @@ else:
         "Table": waiting["table_id"], "Dealer": waiting["dealer_id"], "Seat": waiting["seat"],
         "Owed": ui.money_column(waiting, "owed"),
         "Claim": waiting["claim"],
+        "Note": notes(waiting),
     })
     ui.table("disputes-open", queue, hide_index=True, width="stretch", column_config=LINK)
 
@@ -82,7 +88,7 @@ else:
         "Owed": ui.money_column(done, "owed"),
         "Adjustment": ui.money_column(done, "adjustment"),
         "Adjustment checked": marks,
-        "Claim": done["claim"], "Resolution": done["resolution"],
+        "Claim": done["claim"], "Resolution": done["resolution"], "Note": notes(done),
         "Resolved": [moment(ui.local(v, tz)) for v in done["resolved_at"]],
     })
     ui.table("disputes-resolved", ui.highlight_rows(resolved, [m.startswith("✗") for m in marks]),

@@ -6,6 +6,11 @@ reference replay's ``expected_net`` and ``recorded_net`` for the seat) becomes o
 - ``owed``: what the house owes the player on that hand, in cents: the correct net minus
   the recorded net for the seat (before any adjustment); negative when the player was
   overpaid, 0 when the hand was paid right, ``None`` when the hand cannot be settled.
+  A seat that placed no wager on a hand that ended (settled or voided) and was paid
+  nothing is owed 0, as the auditor's ``adjustment_mismatch`` rule holds: nothing was
+  wagered, so nothing is due (an adjustment paid to it is wrong).
+- ``note``: ``no wager on this hand`` for such a seat (its 0 is not "paid right"), else
+  ``None``.
 - ``adjustment_correct``: for a resolved dispute, whether the adjustments of the seat's
   resolved disputes so far (this one included: usually just this one) equal ``owed``, the
   rule the auditor's ``adjustment_mismatch`` finding applies; ``None`` while the dispute is
@@ -18,6 +23,12 @@ reference replay's ``expected_net`` and ``recorded_net`` for the seat) becomes o
 >>> row = dispute_rows(doc)[0]
 >>> row["owed"], row["adjustment_correct"], row["dealer_id"]
 (500, True, 'D4')
+>>> doc["status"], doc["seats"] = "settled", [{"seat": 2, "wagers": {"ante": 1000}}]
+>>> doc["disputes"].append({"seat": 5, "claim": "not dealt in", "status": "open",
+...                         "expected_net": None, "recorded_net": 0})
+>>> row = dispute_rows(doc)[1]
+>>> row["owed"], row["note"]
+(0, 'no wager on this hand')
 """
 
 from __future__ import annotations
@@ -26,7 +37,9 @@ from collections.abc import Iterable
 from typing import Any
 
 FIELDS = ("hand_id", "table_id", "seat", "dealer_id", "claim", "opened_at", "status",
-          "resolution", "adjustment", "owed", "adjustment_correct")
+          "resolution", "adjustment", "owed", "adjustment_correct", "note")
+NO_WAGER = "no wager on this hand"
+ENDED = ("settled", "voided")  # a hand whose every wager is known: it ended
 
 
 def owed(expected_net: int | None, recorded_net: int | None) -> int | None:
@@ -36,13 +49,24 @@ def owed(expected_net: int | None, recorded_net: int | None) -> int | None:
     return expected_net - recorded_net
 
 
+def wagered_seats(doc: dict[str, Any]) -> set[int]:
+    """The seats of a hand's evidence document that placed a wager."""
+    return {int(s["seat"]) for s in doc.get("seats") or []
+            if any(int(v or 0) > 0 for v in (s.get("wagers") or {}).values())}
+
+
 def dispute_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The disputes of one hand's evidence document, each with its verdict."""
     out: list[dict[str, Any]] = []
     adjusted: dict[int, int] = {}
+    wagered = wagered_seats(doc)
+    ended = doc.get("status") in ENDED
     for d in doc.get("disputes") or []:
         seat = int(d["seat"])
         due = owed(d.get("expected_net"), d.get("recorded_net"))
+        no_wager = ended and seat not in wagered
+        if no_wager and due is None and not d.get("recorded_net"):
+            due = 0  # nothing wagered, nothing paid: nothing is due
         resolved = d.get("status") == "resolved"
         correct: bool | None = None
         if resolved:
@@ -54,6 +78,7 @@ def dispute_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
             "opened_at": d.get("occurred_at"), "status": "resolved" if resolved else "open",
             "resolution": d.get("resolution"), "adjustment": d.get("adjustment"),
             "owed": due, "adjustment_correct": correct,
+            "note": NO_WAGER if no_wager else None,
         })
     return out
 

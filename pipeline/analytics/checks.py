@@ -1,17 +1,15 @@
-"""Asset check on ``table_hold_daily``: hold inside its 95% control limits (a warning)."""
+"""Check on ``table_hold_daily``: hold inside its 95% control limits (a warning). A plain
+query on a warehouse path or an open connection (see :mod:`pipeline.checks`)."""
 
 
 from pathlib import Path
 from typing import Any
 
-import dagster as dg
-
-from pipeline.resources import Warehouse
-from pipeline.warehouse import reading
+from pipeline.warehouse import Connection, connected
 
 
-def hold_outliers(path: str | Path) -> tuple[bool, dict[str, Any]]:
-    with reading(path) as con:
+def hold_outliers(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
+    with connected(source) as con:
         rows = con.execute("""SELECT table_id, gaming_day, hold_pct, hold_ci_low, hold_ci_high
             FROM table_hold_daily
             WHERE hold_pct IS NOT NULL AND hold_ci_low IS NOT NULL
@@ -24,11 +22,3 @@ def hold_outliers(path: str | Path) -> tuple[bool, dict[str, Any]]:
         meta["outliers"] = "\n".join(
             f"{t} {d}: hold {h:.2%} outside [{lo:.2%}, {hi:.2%}]" for t, d, h, lo, hi in rows[:20])
     return not rows, meta
-
-
-@dg.asset_check(asset="table_hold_daily",
-                description="Each table-day's hold inside its 95% control limits; a warning.")
-def hold_within_control_limits(warehouse: Warehouse) -> dg.AssetCheckResult:
-    passed, meta = hold_outliers(warehouse.path)
-    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN,
-                               metadata=meta)

@@ -1,13 +1,11 @@
-"""Asset checks on the audit: recorded payouts balance; every mispaid wager reported."""
+"""Checks on the audit: recorded payouts balance; every mispaid wager reported. Plain
+queries, each on a warehouse path or an open connection (see :mod:`pipeline.checks`)."""
 
 
 from pathlib import Path
 from typing import Any
 
-import dagster as dg
-
-from pipeline.resources import Warehouse
-from pipeline.warehouse import CONFLICT_LOSERS, reading
+from pipeline.warehouse import CONFLICT_LOSERS, Connection, connected
 
 BALANCE_SQL = f"""
 WITH moved AS (
@@ -31,10 +29,10 @@ ORDER BY hand_id
 CENTS_KEYS = frozenset({"sum_recorded_results", "sum_house_win"})
 
 
-def payouts_balance(path: str | Path) -> tuple[bool, dict[str, Any]]:
+def payouts_balance(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
     """Per hand, the payouts and adjustments recorded in the events equal the wagers'
     recorded results; and the hold rollup's house win equals minus their sum."""
-    with reading(path) as con:
+    with connected(source) as con:
         off = con.execute(BALANCE_SQL).fetchall()
         recorded, win = con.execute("""SELECT
             (SELECT coalesce(sum(recorded_result), 0) FROM wagers WHERE gaming_day IS NOT NULL),
@@ -46,10 +44,10 @@ def payouts_balance(path: str | Path) -> tuple[bool, dict[str, Any]]:
     return not off and win == -recorded, meta
 
 
-def findings_reported(path: str | Path) -> tuple[bool, dict[str, Any]]:
+def findings_reported(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
     """Every touched hand was audited, and every wager whose recorded result differs from
     the correct one has a finding on its hand and seat."""
-    with reading(path) as con:
+    with connected(source) as con:
         pending = con.execute("SELECT (SELECT count(*) FROM pending.hands) + "
                               "(SELECT count(*) FROM pending.sequence)").fetchall()[0][0]
         unreported = con.execute("""SELECT count(*) FROM wagers w
@@ -63,17 +61,3 @@ def findings_reported(path: str | Path) -> tuple[bool, dict[str, Any]]:
                             "findings": sum(n for _, n in kinds)}
     meta.update({f"kind_{k}": n for k, n in kinds})
     return pending == 0 and unreported == 0, meta
-
-
-@dg.asset_check(asset="wagers", additional_deps=["table_hold_daily"],
-                description="Recorded payouts balance: events = wagers = minus house win.")
-def recorded_payouts_balance(warehouse: Warehouse) -> dg.AssetCheckResult:
-    passed, meta = payouts_balance(warehouse.path)
-    return dg.AssetCheckResult(passed=passed, metadata=meta)
-
-
-@dg.asset_check(asset="audit_findings",
-                description="Every touched hand audited; every wrong payout has a finding.")
-def findings_are_reported(warehouse: Warehouse) -> dg.AssetCheckResult:
-    passed, meta = findings_reported(warehouse.path)
-    return dg.AssetCheckResult(passed=passed, metadata=meta)

@@ -7,11 +7,13 @@
 Each disputed hand is replayed from its events (the evidence ``uth replay`` shows), and each
 dispute gets ``owed``: the cents the house owes the player on that hand (the correct net
 minus the recorded net for the seat; negative when the player was overpaid, 0 when the
-hand was paid right), and for a resolved one ``adjustment_correct``: whether its
+hand was paid right, 0 with the note "no wager on this hand" for a seat that placed no
+wager on a hand that ended), and for a resolved one ``adjustment_correct``: whether its
 adjustment equals ``owed``. Times are shown in ``UTH_TIMEZONE`` (default UTC); ``--json``
 keeps the contract's UTC times. ``--json`` writes the fields ``hand_id``, ``table_id``,
 ``seat``, ``dealer_id``, ``claim``, ``opened_at``, ``status`` (open or resolved),
-``resolution``, ``adjustment``, ``owed`` and ``adjustment_correct``, one object per line.
+``resolution``, ``adjustment``, ``owed``, ``adjustment_correct`` and ``note``, one object
+per line.
 
 Exit status: 0 when the log was read (with or without disputes), 2 when it cannot be read.
 """
@@ -104,9 +106,12 @@ def write_text(rows: list[dict[str, Any]], out: IO[str], open_only: bool = False
         text = r["claim"] or ""
         if r["resolution"]:
             text += f" / {r['resolution']}"
+        if r.get("note"):
+            text += f" ({r['note']})"
         out.write(f"{r['status']:<8} {r['hand_id'] or '-':<16} {r['table_id'] or '-':<8} "
                   f"{r['seat']:>4} {r['dealer_id'] or '-':<8} {_when(r['opened_at'], zone):<24} "
                   f"{_money(r['owed']):>10} {_money(r['adjustment']):>10} {_checked(r):<7}  "
                   f"{text}\n")
     out.write("\nowed: what the house owes the player on the hand (correct net minus recorded; "
-              "negative: the player was overpaid). Replay a hand with `uth replay HAND_ID`.\n")
+              "negative: the player was overpaid; 0 for a seat that placed no wager). Replay "
+              "a hand with `uth replay HAND_ID`.\n")

@@ -2,7 +2,9 @@
 
 Loads the log's new records into the DuckDB warehouse, audits the hands they touch,
 updates the rollups and the Parquet archive, runs the asset checks, and prints what it did.
-Run again with nothing new in the log, it changes nothing.
+Run again with nothing new in the log (no record after the position the warehouse stored,
+no work waiting, no new seal: :mod:`pipeline.ingest.up_to_date`), it changes nothing and
+starts no Dagster run: it runs the same checks itself and prints them.
 """
 
 import argparse
@@ -70,12 +72,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth load: {exc}", file=sys.stderr)
         return 2
 
+    _progress(args.quiet)
+    if not (args.from_archive or args.seal_key or args.rebuild_rollups):
+        from events.logs import LogError
+        from pipeline.ingest.up_to_date import up_to_date
+
+        try:
+            position = up_to_date(args.source, args.warehouse,
+                                  parse_day_start(args.gaming_day_start))
+        except (LogError, OSError):
+            position = None  # the load says what is wrong with the source
+        if position is not None:
+            from pipeline.warehouse import WarehouseBusy
+
+            print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
+            try:
+                return report_unchanged(args.warehouse, position)
+            except WarehouseBusy as exc:  # another load began writing meanwhile
+                print(f"uth load: {exc}", file=sys.stderr)
+                return 1
+
     import dagster as dg
 
     from pipeline.analytics.assets import full_rebuild_config
     from pipeline.definitions import ASSETS, CHECKS
     from pipeline.resources import EventSource, Warehouse
-    _progress(args.quiet)
     resources = {
         "source": EventSource(url=args.source, batch_size=args.batch_size,
                               seal_key=args.seal_key),
@@ -123,7 +144,7 @@ def _shown(key: str, value: Any) -> str:
 
 
 def report(result: Any, warehouse: str) -> int:
-    from pipeline.warehouse import query
+    import dagster as dg
 
     if not result.success:
         for event in result.all_events:
@@ -151,24 +172,46 @@ def report(result: Any, warehouse: str) -> int:
     print("rollups updated: " + ", ".join(f"{k} {v:,} keys" for k, v in rollups.items()))
     print(f"archive: {meta.get('events_archive', {}).get('partitions_written', 0):,} "
           f"partitions written under {meta.get('events_archive', {}).get('path', '?')}")
+    outcomes = [(c.check_name, c.passed, c.severity == dg.AssetCheckSeverity.WARN,
+                 {k: v.value for k, v in c.metadata.items()})
+                for c in result.get_asset_check_evaluations()]
+    return _checks_and_counts(outcomes, warehouse)
+
+
+def report_unchanged(warehouse: str, position: str) -> int:
+    """What a load with nothing to do prints: that nothing changed, the checks (run here,
+    the same queries as the Dagster run's) and the warehouse's counts."""
+    from pipeline.checks import evaluate
+
+    print(f"nothing new: the log has no record after the stored position {position}; "
+          "the warehouse is unchanged (no Dagster run was needed)")
+    outcomes = [(o.name, o.passed, o.warn_only, o.metadata) for o in evaluate(warehouse)]
+    return _checks_and_counts(outcomes, warehouse)
+
+
+def _checks_and_counts(outcomes: list[tuple[str, bool, bool, dict[str, Any]]],
+                       warehouse: str) -> int:
+    """Each check's line (name, passed, a failure only warns, metadata), the warehouse's
+    counts, and the warnings a person must not miss said again at the end; the exit
+    status (1 when a check that is not a warning failed)."""
+    from pipeline.warehouse import query
+
     failed_error = False
-    loud: list[str] = []  # warnings a person must not miss, said again at the end
-    for check in result.get_asset_check_evaluations():
-        sev = check.severity.value if check.severity else "ERROR"
-        state = "ok" if check.passed else ("WARN" if sev == "WARN" else "FAILED")
-        failed_error |= not check.passed and sev != "WARN"
-        detail = ", ".join(f"{k}={_shown(k, v.value)}" for k, v in check.metadata.items()
-                           if not isinstance(v.value, str) or "\n" not in v.value)
-        print(f"check {check.check_name}: {state} ({detail})")
-        if check.check_name == "no_sequence_conflicts" and not check.passed:
-            conflicts = check.metadata["conflicts"].value
-            tables = check.metadata["tables_with_conflicts"].value
+    loud: list[str] = []
+    for name, passed, warn_only, meta in outcomes:
+        state = "ok" if passed else ("WARN" if warn_only else "FAILED")
+        failed_error |= not passed and not warn_only
+        detail = ", ".join(f"{k}={_shown(k, v)}" for k, v in meta.items()
+                           if not isinstance(v, str) or "\n" not in v)
+        print(f"check {name}: {state} ({detail})")
+        if name == "no_sequence_conflicts" and not passed:
             loud.append(
-                f"WARNING: {conflicts:,} events reuse a sequence number another event of "
-                f"their table already has, at {tables:,} tables. Were two different floors "
-                "(or table systems) loaded into this warehouse? The first event of each "
-                "number counts; the others stay in events, but no hand, rollup or replay "
-                "uses them (audit_findings, kind sequence_conflict).")
+                f"WARNING: {meta['conflicts']:,} events reuse a sequence number another "
+                f"event of their table already has, at {meta['tables_with_conflicts']:,} "
+                "tables. Were two different floors (or table systems) loaded into this "
+                "warehouse? The first event of each number counts; the others stay in "
+                "events, but no hand, rollup or replay uses them (audit_findings, kind "
+                "sequence_conflict).")
     counts = query(warehouse, " UNION ALL ".join(
         f"SELECT '{t}', count(*) FROM {t}" for t in TABLES))
     print("warehouse: " + ", ".join(f"{t} {n:,}" for t, n in counts))

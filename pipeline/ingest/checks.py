@@ -1,21 +1,19 @@
-"""Asset checks on ``events``: no duplicate events; no sequence gaps, no sequence conflicts
-(warnings)."""
+"""Checks on ``events``: no duplicate events; no sequence gaps, no sequence conflicts
+(warnings). Plain queries, each on a warehouse path or an open connection; the Dagster
+asset checks (:mod:`pipeline.checks`) run them."""
 
 
 from pathlib import Path
 from typing import Any
 
-import dagster as dg
-
-from pipeline.resources import Warehouse
-from pipeline.warehouse import reading
+from pipeline.warehouse import Connection, connected
 
 KEYS = {"hands": "hand_id", "wagers": "hand_id, seat, spot"}
 
 
-def duplicate_events(path: str | Path) -> tuple[bool, dict[str, Any]]:
+def duplicate_events(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
     """No event_id twice in ``events`` (nor a hand, nor a wager, twice in theirs)."""
-    with reading(path) as con:
+    with connected(source) as con:
         total, distinct = con.execute(
             "SELECT count(*), count(DISTINCT event_id) FROM events").fetchall()[0]
         meta: dict[str, Any] = {"events": total, "duplicates": total - distinct}
@@ -26,9 +24,9 @@ def duplicate_events(path: str | Path) -> tuple[bool, dict[str, Any]]:
     return total == distinct and not any(meta[f"duplicate_{t}"] for t in KEYS), meta
 
 
-def sequence_gaps(path: str | Path) -> tuple[bool, dict[str, Any]]:
+def sequence_gaps(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
     """Gaps as the audit step found them (from all events of each table)."""
-    with reading(path) as con:
+    with connected(source) as con:
         gaps, tables = con.execute(
             "SELECT count(*), count(DISTINCT table_id) FROM audit_findings "
             "WHERE kind = 'sequence_gap'").fetchall()[0]
@@ -40,36 +38,11 @@ def sequence_gaps(path: str | Path) -> tuple[bool, dict[str, Any]]:
     return gaps == 0, meta
 
 
-def sequence_conflicts(path: str | Path) -> tuple[bool, dict[str, Any]]:
+def sequence_conflicts(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
     """Events that reuse a seq of their table, as the audit step found them. Many mean two
     different floors were loaded into one warehouse."""
-    with reading(path) as con:
+    with connected(source) as con:
         conflicts, tables = con.execute(
             "SELECT count(*), count(DISTINCT table_id) FROM audit_findings "
             "WHERE kind = 'sequence_conflict'").fetchall()[0]
     return conflicts == 0, {"conflicts": conflicts, "tables_with_conflicts": tables}
-
-
-@dg.asset_check(asset="events", additional_deps=["hands", "wagers"],
-                description="Every event_id appears once in events (and every hand and "
-                            "wager once in theirs).")
-def no_duplicate_events(warehouse: Warehouse) -> dg.AssetCheckResult:
-    passed, meta = duplicate_events(warehouse.path)
-    return dg.AssetCheckResult(passed=passed, metadata=meta)
-
-
-@dg.asset_check(asset="events", additional_deps=["audit_findings"],
-                description="No table is missing seq numbers (lost events); a warning.")
-def no_sequence_gaps(warehouse: Warehouse) -> dg.AssetCheckResult:
-    passed, meta = sequence_gaps(warehouse.path)
-    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN,
-                               metadata=meta)
-
-
-@dg.asset_check(asset="events", additional_deps=["audit_findings"],
-                description="No event reuses a seq another event of its table has (two "
-                            "floors in one warehouse, or a table system's fault); a warning.")
-def no_sequence_conflicts(warehouse: Warehouse) -> dg.AssetCheckResult:
-    passed, meta = sequence_conflicts(warehouse.path)
-    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN,
-                               metadata=meta)

@@ -158,6 +158,8 @@ def archive_pending(warehouse: str | Path, root: str | Path) -> int:
         done += keys.num_rows
         log.info("archive: wrote %d partitions (%d events) under %s", keys.num_rows,
                  rows.num_rows, root)
+        if keys.num_rows < ARCHIVE_CHUNK:
+            return done  # the queue held no more (a connection less to find it empty)
 
 
 def read_archive(root: str | Path, columns: Sequence[str] | None = None) -> pa.Table:

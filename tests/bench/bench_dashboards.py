@@ -20,9 +20,10 @@ from typing import Any
 
 import duckdb
 
-from dashboards import connection, queries
+from dashboards import connection, hold_queries, queries
 from dashboards.queries import Filters
-from pipeline.warehouse import TABLES
+from pipeline.analytics.hold.transforms import rebuild_quarters
+from pipeline.warehouse import HOLD_QUARTERS_MARK, TABLES
 
 TARGET_MS = 300.0
 N_TABLES = 24
@@ -138,6 +139,14 @@ def build(path: Path, n_hands: int) -> None:
             FROM trips_performance, range(3, 10) r(c)""")
         con.execute("""INSERT INTO dealer_performance SELECT dealer_id, gaming_day, count(*),
               count(*) / 40.0, 40.0, 0, 0 FROM hands GROUP BY ALL""")
+        # the hold report's quarter-hours, built by the load's own code for every table-day
+        con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        con.execute("""INSERT INTO meta VALUES ('gaming_day_start', '06:00'),
+              ('timezone', 'UTC'), (?, '1')""", [HOLD_QUARTERS_MARK])
+        con.execute("""CREATE TEMP TABLE keys AS SELECT DISTINCT table_id, gaming_day
+              FROM hands UNION SELECT table_id, gaming_day FROM events
+              WHERE type = 'ChipsPurchased'""")
+        rebuild_quarters(con)
         con.execute("CHECKPOINT")
     finally:
         con.close()
@@ -186,6 +195,11 @@ def page_runs(path: Path) -> dict[str, Callable[[], object]]:
         f = Filters(day_from=o.first_day, day_to=o.last_day)
         return queries.dealers(con, f), queries.dealer_daily(con, f)
 
+    def shift_from_wagers(con: duckdb.DuckDBPyConnection) -> object:
+        start, tz = queries.day_start(con), queries.zone(con)
+        return hold_queries.hold_report(con, "shift", queries.shift_sql("h.started_at", start, tz),
+                                        queries.shift_sql("e.occurred_at", start, tz))
+
     def live(con: duckdb.DuckDBPyConnection) -> object:
         clock = queries.floor_clock(con)
         tz = queries.zone(con)
@@ -202,6 +216,8 @@ def page_runs(path: Path) -> dict[str, Callable[[], object]]:
         "dealers": opened(dealers),
         "disputes": opened(lambda c: queries.dispute_totals(c, queries.disputes(c, limit=None))),
         "hold report (by shift)": opened(lambda c: queries.hold_report(c, "shift")),
+        "hold report (by shift) from the wagers, as before the quarter-hours (and for "
+        "shifts off them)": opened(shift_from_wagers),
         "hold report (by week)": opened(lambda c: queries.hold_report(c, "week")),
         "live": opened(live),
     }
@@ -230,11 +246,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         for page, fn in page_runs(path).items():
             ms, cpu_ms = _median_ms(fn, repeat=5 if quick else 9)
+            before = "from the wagers" in page  # the same report's other path: reported
             rows.append({
                 "name": f"dashboards: {page} page queries ({n_hands:,} hands)",
                 "value": ms, "unit": "ms", "reference": "target", "reference_value": TARGET_MS,
-                "ratio": ms / TARGET_MS, "target": f"< {TARGET_MS:.0f} ms together",
-                "ok": ms < TARGET_MS, "cpu_ms": cpu_ms,
+                "ratio": ms / TARGET_MS,
+                "target": "reported" if before else f"< {TARGET_MS:.0f} ms together",
+                "ok": None if before else ms < TARGET_MS, "cpu_ms": cpu_ms,
             })
 
         def open_close() -> None:

@@ -38,7 +38,7 @@ def test_the_warehouse_query_says_what_uth_disputes_says(loaded: tuple[Path, Pat
     assert len(rows) == len(expected) == len(floor.CLAIM)
     for got, want in zip(rows.to_dict("records"), expected, strict=True):
         for key in ("hand_id", "table_id", "seat", "dealer_id", "claim", "status",
-                    "resolution", "adjustment", "owed", "adjustment_correct"):
+                    "resolution", "adjustment", "owed", "adjustment_correct", "note"):
             value = got[key]
             value = None if value is pd.NA or (isinstance(value, float) and value != value) \
                 else value

@@ -26,6 +26,11 @@ def test_two_floors_in_one_warehouse_are_warned_of(
                  if line.startswith("check no_sequence_conflicts:"))
     assert check.startswith("check no_sequence_conflicts: WARN (conflicts=")
     assert "WARNING:" in err and "two different floors" in err
+    # loaded again with nothing new (no Dagster run): the warning is said again
+    main(["load", "--source", str(floor), "--warehouse", str(warehouse), "-q"])
+    out, err = capsys.readouterr()
+    assert "nothing new" in out and "check no_sequence_conflicts: WARN" in out
+    assert "WARNING:" in err and "two different floors" in err
     for page in ("floor", "findings", "dealers"):
         at = app(warehouse, page)
         no_failure(at)

@@ -12,7 +12,7 @@ from pipeline.cli import main
 from tests.disputes import floor
 
 FIELDS = ["hand_id", "table_id", "seat", "dealer_id", "claim", "opened_at", "status",
-          "resolution", "adjustment", "owed", "adjustment_correct"]
+          "resolution", "adjustment", "owed", "adjustment_correct", "note"]
 
 
 @pytest.fixture(scope="module")

@@ -26,8 +26,13 @@ def test_uth_load_prints_what_it_loaded(tmp_path: Path, capsys: pytest.CaptureFi
 
     assert main(["load", "--source", str(log), "--warehouse", str(wh)]) == 0
     again = capsys.readouterr().out
-    assert "loaded 0 new events from 0 records" in again and "audited 0 hands" in again
+    assert "nothing new: the log has no record after the stored position" in again
     assert "events: committed" not in again  # nothing was written
+    # the checks are run and told as after the first load
+    assert "check no_sequence_gaps: WARN (gaps=1, tables_with_gaps=1, first_gaps=Table T2" \
+        in again
+    assert "warehouse: events 84, hands 5, wagers 19, audit_findings 2, table_hold_daily 3" \
+        in again
 
 
 def test_uth_load_failures_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

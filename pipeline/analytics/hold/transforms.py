@@ -19,6 +19,13 @@ Definitions (money in cents):
   theoretical hold: (theoretical_win +- 1.96 x s x sqrt(n)) / drop, with n the seat-hands
   settled that day and s the sample standard deviation of the house's result per
   seat-hand (NULL with fewer than two seat-hands or no drop).
+
+With each table-day, in the same transaction, its quarter-hours: ``hold_quarters`` (hands,
+handle and house win by the local quarter-hour of each hand's start, and its currency) and
+``drop_quarters`` (the buy-ins by the local quarter-hour of their time), local to the
+warehouse's zone (``meta.timezone``). The hold report by shift sums them
+(dashboards/hold_queries.py) instead of every wager: the same figures, for any shifts that
+start on a quarter-hour. A warehouse built before them gets them all on its next load.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from __future__ import annotations
 import duckdb
 
 from pipeline.analytics.common import Z95, rebuild_pending, sessions_sql
-from pipeline.warehouse import CONFLICT_LOSERS
+from pipeline.warehouse import CONFLICT_LOSERS, HOLD_QUARTERS_MARK, META, local_sql
 
 HOLD_SQL = f"""
 WITH h AS (
@@ -109,18 +116,75 @@ ORDER BY table_id, gaming_day
 """
 
 
+def quarter_sql(column: str, zone: str | None) -> str:
+    """SQL for the local quarter-hour of a TIMESTAMP column (UTC): minutes after local
+    midnight, rounded down to 0, 15, 30 or 45 past the hour."""
+    at = local_sql(column, zone)
+    return f"CAST((hour({at}) * 60 + minute({at})) // 15 * 15 AS SMALLINT)"
+
+
+def _zone(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The zone the warehouse counts in (``meta.timezone``; None: ``UTH_TIMEZONE``)."""
+    rows = con.execute(f"SELECT value FROM {META} WHERE key = 'timezone'").fetchall()
+    return str(rows[0][0]) if rows else None
+
+
+def quarters_sql(zone: str | None) -> tuple[str, str]:
+    """The rows of ``hold_quarters`` and of ``drop_quarters`` for the keys in ``keys``: the
+    hold report's definitions (hands settled or voided, handle of the settled hands, house
+    win minus every wager's recorded result, the buy-ins)."""
+    hands = f"""
+    WITH h AS (
+        SELECT hand_id, table_id, gaming_day, currency, status,
+               {quarter_sql("started_at", zone)} AS quarter
+        FROM hands SEMI JOIN keys USING (table_id, gaming_day)
+    ), per_hand AS (
+        SELECT hand_id, sum(amount) AS handle, -sum(coalesce(recorded_result, 0)) AS win
+        FROM wagers WHERE hand_id IN (SELECT hand_id FROM h) GROUP BY hand_id
+    )
+    SELECT h.table_id, h.gaming_day, h.quarter, h.currency,
+           count(*) FILTER (h.status IN ('settled', 'voided')) AS hands,
+           coalesce(sum(w.handle) FILTER (h.status = 'settled'), 0) AS handle,
+           coalesce(sum(w.win), 0) AS house_win
+    FROM h LEFT JOIN per_hand w USING (hand_id) GROUP BY ALL"""
+    drops = f"""
+    SELECT table_id, gaming_day, {quarter_sql("occurred_at", zone)} AS quarter,
+           sum(CAST(payload->>'amount' AS BIGINT)) AS "drop"
+    FROM events SEMI JOIN keys USING (table_id, gaming_day)
+    WHERE type = 'ChipsPurchased' AND event_id NOT IN {CONFLICT_LOSERS}
+    GROUP BY ALL"""
+    return hands, drops
+
+
+def rebuild_quarters(con: duckdb.DuckDBPyConnection) -> None:
+    """Recompute ``hold_quarters`` and ``drop_quarters`` for the keys in ``keys``."""
+    hands, drops = quarters_sql(_zone(con))
+    for table, rows in (("hold_quarters", hands), ("drop_quarters", drops)):
+        con.execute(f"DELETE FROM {table} t USING keys k "
+                    "WHERE t.table_id = k.table_id AND t.gaming_day = k.gaming_day")
+        con.execute(f"INSERT INTO {table} {rows}")
+
+
 def rebuild_hold(con: duckdb.DuckDBPyConnection) -> None:
-    """Recompute ``table_hold_daily`` for the (table_id, gaming_day) in temp table ``keys``."""
+    """Recompute ``table_hold_daily`` and its quarter-hours for the (table_id, gaming_day)
+    in temp table ``keys``."""
     con.execute("DELETE FROM table_hold_daily t USING keys k "
                 "WHERE t.table_id = k.table_id AND t.gaming_day = k.gaming_day")
     con.execute(f"INSERT INTO table_hold_daily {HOLD_SQL}")
+    rebuild_quarters(con)
 
 
 def update_hold(con: duckdb.DuckDBPyConnection, full: bool = False) -> int:
-    """Rebuild the pending keys (all keys when ``full``); returns how many."""
-    if full:
+    """Rebuild the pending keys (all keys when ``full``, or when the warehouse has no
+    quarter-hours yet: it was built before them); returns how many."""
+    marked = con.execute(f"SELECT 1 FROM {META} WHERE key = ?",
+                         [HOLD_QUARTERS_MARK]).fetchall()
+    if full or not marked:
         con.execute("""INSERT INTO pending.hold
             SELECT table_id, gaming_day FROM hands UNION
             SELECT table_id, gaming_day FROM events WHERE type = 'ChipsPurchased' UNION
             SELECT table_id, gaming_day FROM table_hold_daily""")
-    return rebuild_pending(con, "hold", "table_id, gaming_day", rebuild_hold)
+    keys = rebuild_pending(con, "hold", "table_id, gaming_day", rebuild_hold)
+    if not marked:
+        con.execute(f"INSERT INTO {META} VALUES (?, '1')", [HOLD_QUARTERS_MARK])
+    return keys

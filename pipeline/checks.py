@@ -1,0 +1,75 @@
+"""The warehouse's checks, as plain data: what each checks, on which asset, and how bad a
+failure is. Dagster runs them as asset checks after a load (one step, one read-only
+connection: :data:`pipeline.definitions.CHECKS`); ``uth load`` runs the same queries
+itself when the log has nothing new and no Dagster run is needed.
+
+No Dagster here: this module is imported on the quick path of ``uth load``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.analytics.checks import hold_outliers
+from pipeline.audit.checks import findings_reported, payouts_balance
+from pipeline.ingest.checks import duplicate_events, sequence_conflicts, sequence_gaps
+from pipeline.warehouse import Connection, connected
+
+Query = Callable[[str | Path | Connection], tuple[bool, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    asset: str
+    query: Query
+    description: str
+    warn_only: bool = False  # a failure is a warning (WARN), not an error
+    additional_deps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    asset: str
+    passed: bool
+    warn_only: bool
+    metadata: dict[str, Any]
+
+
+CHECK_LIST: tuple[Check, ...] = (
+    Check("no_duplicate_events", "events", duplicate_events,
+          "Every event_id appears once in events (and every hand and wager once in theirs).",
+          additional_deps=("hands", "wagers")),
+    Check("no_sequence_gaps", "events", sequence_gaps,
+          "No table is missing seq numbers (lost events); a warning.", warn_only=True,
+          additional_deps=("audit_findings",)),
+    Check("no_sequence_conflicts", "events", sequence_conflicts,
+          "No event reuses a seq another event of its table has (two floors in one "
+          "warehouse, or a table system's fault); a warning.", warn_only=True,
+          additional_deps=("audit_findings",)),
+    Check("recorded_payouts_balance", "wagers", payouts_balance,
+          "Recorded payouts balance: events = wagers = minus house win.",
+          additional_deps=("table_hold_daily",)),
+    Check("findings_are_reported", "audit_findings", findings_reported,
+          "Every touched hand audited; every wrong payout has a finding."),
+    Check("hold_within_control_limits", "table_hold_daily", hold_outliers,
+          "Each table-day's hold inside its 95% control limits; a warning.", warn_only=True),
+)
+
+
+def evaluate(source: str | Path | Connection,
+             names: Iterable[str] | None = None) -> list[Outcome]:
+    """Run the checks (those named, default all) on one connection, in list order."""
+    wanted = None if names is None else set(names)
+    out: list[Outcome] = []
+    with connected(source) as con:
+        for check in CHECK_LIST:
+            if wanted is not None and check.name not in wanted:
+                continue
+            passed, meta = check.query(con)
+            out.append(Outcome(check.name, check.asset, passed, check.warn_only, meta))
+    return out
