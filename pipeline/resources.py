@@ -27,6 +27,9 @@ class EventSource(dg.ConfigurableResource):  # type: ignore[type-arg]
     url: str
     batch_size: int = 100_000  # records per transaction
     seal_key: str = ""  # the private key's path: seal the log after each load
+    # seal each table up to its highest seq, declaring the seqs it lacks lost (uth seal
+    # --past-gaps); off: a seal stops at a table's first gap
+    seal_past_gaps: bool = False
 
     def open(self) -> EventLog:
         return open_log(self.url, create=False, growing=True)
@@ -55,7 +58,8 @@ class Warehouse(dg.ConfigurableResource):  # type: ignore[type-arg]
 
 def default_source() -> EventSource:
     return EventSource(url=os.environ.get("UTH_SOURCE", DEFAULT_SOURCE),
-                       seal_key=os.environ.get("UTH_SEAL_KEY", ""))
+                       seal_key=os.environ.get("UTH_SEAL_KEY", ""),
+                       seal_past_gaps=os.environ.get("UTH_SEAL_PAST_GAPS", "") == "1")
 
 
 def default_warehouse() -> Warehouse:
