@@ -229,3 +229,34 @@ def test_a_log_that_starts_after_seq_0(tmp_path: Path,
     assert status == 0 and "40 sealed events in 1 tables: intact" in out, out
     assert _notes(out) == ["note: T1 seq 0..9: declared missing by the seal (lost, sealed "
                            "past; not tampering)"] and not waiting(out), out
+
+
+def test_the_graph_seals_past_gaps_when_configured(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    private, public = generate(tmp_path / "k")
+    log_path = tmp_path / "floor.jsonl"
+    log_path.write_bytes(b"".join(line + b"\n" for line in streams.floor_lines()))
+    warehouse = tmp_path / "w.duckdb"
+    materialize(log_path, warehouse, seal_key=str(private), seal_past_gaps=True)
+    status, out = verify(capsys, "--warehouse", str(warehouse), "--public-key", str(public))
+    assert status == 0 and PAST_SEALED in out and _notes(out) == [T2_NOTE], out
+
+
+@pytest.mark.parametrize(("version", "status"), [("uth-seal/2", 0), ("uth-seal/1", 1)])
+def test_format_2_seals_are_still_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str], version: str,
+                                       status: int) -> None:
+    """A seal of format 2 (signed before heads could list missing seqs) verifies; an
+    older one is unreadable."""
+    import events.ledger.seal as seal_module
+
+    private, public = generate(tmp_path / "k")
+    log_path = tmp_path / "t1.jsonl"
+    log_path.write_bytes(b"".join(line + b"\n" for line in _t1(range(50))))
+    monkeypatch.setattr(seal_module, "FORMAT", version)
+    assert main(["seal", "--source", str(log_path), "--key", str(private)]) == 0
+    with open_log(str(log_path)) as log:
+        assert json.loads(read_seals(log)[-1].body)["format"] == version
+    got, out = verify(capsys, "--source", str(log_path), "--public-key", str(public))
+    assert got == status, out
+    assert ("50 sealed events in 1 tables: intact" in out) == (status == 0), out
