@@ -5,7 +5,8 @@ the source log it seals, its number (1, 2, ... per source) and the SHA-256 of th
 seal's body (so a seal taken out of the middle is missed), the log's end when it was taken
 (``through``), the key's id, and for each table its tree's size, last ``seq`` (the head of
 the table's gapless run from seq 0: the events up to it, in ``seq`` order, are the sealed
-ones), root, and the SHA-256 of its leaves one after the other. A
+ones), root, the SHA-256 of its leaves one after the other, and (a seal taken past gaps)
+the seqs up to its head that no event holds, declared missing. A
 seal is stored with the leaves it adds (each table's leaves since the previous seal, as
 ``[table, index, seq, event_id, leaf]``), so a verifier can name which event changed: the
 leaves are trusted only once they rebuild the signed roots.
