@@ -4,7 +4,8 @@ Defaults come from the environment so ``dg dev`` (the project's Dagster UI) work
 demo data without a config file: ``UTH_SOURCE`` (default ``sqlite:///demo-data/events.db``),
 ``UTH_WAREHOUSE`` (default ``demo-data/warehouse.duckdb``), ``UTH_GAMING_DAY_START``
 (default ``06:00``), ``UTH_ARCHIVE`` (default: ``<warehouse stem>_archive`` beside it) and
-``UTH_SEAL_KEY`` (a private key's path: seal the log after each load; default none).
+``UTH_SEAL_KEY`` (a private key's path: seal the log after each load; default none);
+``UTH_SEAL_PAST_GAPS=1`` (seal past the seqs a table lacks, declaring them lost; default off).
 """
 
 from __future__ import annotations

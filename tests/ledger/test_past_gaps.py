@@ -231,13 +231,18 @@ def test_a_log_that_starts_after_seq_0(tmp_path: Path,
                            "past; not tampering)"] and not waiting(out), out
 
 
-def test_the_graph_seals_past_gaps_when_configured(tmp_path: Path,
+@pytest.mark.parametrize("how", ("resource", "uth load"))
+def test_the_graph_seals_past_gaps_when_configured(tmp_path: Path, how: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     private, public = generate(tmp_path / "k")
     log_path = tmp_path / "floor.jsonl"
     log_path.write_bytes(b"".join(line + b"\n" for line in streams.floor_lines()))
     warehouse = tmp_path / "w.duckdb"
-    materialize(log_path, warehouse, seal_key=str(private), seal_past_gaps=True)
+    if how == "resource":
+        materialize(log_path, warehouse, seal_key=str(private), seal_past_gaps=True)
+    else:
+        assert main(["load", "--source", str(log_path), "--warehouse", str(warehouse),
+                     "--seal-key", str(private), "--seal-past-gaps", "-q"]) == 0
     status, out = verify(capsys, "--warehouse", str(warehouse), "--public-key", str(public))
     assert status == 0 and PAST_SEALED in out and _notes(out) == [T2_NOTE], out
 
