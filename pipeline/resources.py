@@ -4,7 +4,8 @@ Defaults come from the environment so ``dg dev`` (the project's Dagster UI) work
 demo data without a config file: ``UTH_SOURCE`` (default ``sqlite:///demo-data/events.db``),
 ``UTH_WAREHOUSE`` (default ``demo-data/warehouse.duckdb``), ``UTH_GAMING_DAY_START``
 (default ``06:00``), ``UTH_ARCHIVE`` (default: ``<warehouse stem>_archive`` beside it) and
-``UTH_SEAL_KEY`` (a private key's path: seal the log after each load; default none).
+``UTH_SEAL_KEY`` (a private key's path: seal the log after each load; default none);
+``UTH_SEAL_PAST_GAPS=1`` (seal past the seqs a table lacks, declaring them lost; default off).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ class EventSource(dg.ConfigurableResource):  # type: ignore[type-arg]
     url: str
     batch_size: int = 100_000  # records per transaction
     seal_key: str = ""  # the private key's path: seal the log after each load
+    # seal each table up to its highest seq, declaring the seqs it lacks lost (uth seal
+    # --past-gaps); off: a seal stops at a table's first gap
+    seal_past_gaps: bool = False
 
     def open(self) -> EventLog:
         return open_log(self.url, create=False, growing=True)
@@ -55,7 +59,8 @@ class Warehouse(dg.ConfigurableResource):  # type: ignore[type-arg]
 
 def default_source() -> EventSource:
     return EventSource(url=os.environ.get("UTH_SOURCE", DEFAULT_SOURCE),
-                       seal_key=os.environ.get("UTH_SEAL_KEY", ""))
+                       seal_key=os.environ.get("UTH_SEAL_KEY", ""),
+                       seal_past_gaps=os.environ.get("UTH_SEAL_PAST_GAPS", "") == "1")
 
 
 def default_warehouse() -> Warehouse:

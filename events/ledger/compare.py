@@ -14,6 +14,9 @@ table's sealed head) are compared with them, leaf by leaf. What differs is named
 - ``forged``: another event stands where a sealed one was, or a seal's signature fails;
 - ``moved``: a sealed event found at another ``seq``.
 
+A seal taken past gaps (``uth seal --past-gaps``) lists the seqs its tables lacked: each
+such range is a *note* (expected, not tampering); an event found at one is ``inserted``.
+
 Events after a table's sealed head are *not yet sealed* (arrived after the seal, or beyond
 a gap the seal stopped at): reported as such, never as tampered.
 """
@@ -33,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from events.ledger.keys import signature_valid
 from events.ledger.merkle import tree_root
-from events.ledger.seal import FORMAT, LeafRow, SealBody, SealRecord, leaves_digest
+from events.ledger.seal import FORMAT, READABLE, LeafRow, SealBody, SealRecord, leaves_digest
 from events.ledger.stored import StoredEvent, TableEvents, columns
 
 _LEAF = attrgetter("leaf")
@@ -47,6 +50,8 @@ _DETAIL = {
     "forged": "another event stands in place of the sealed one",
     "moved": "sealed event found at another seq",
 }
+_AT_DECLARED = ("event at a seq the seal declared missing (lost when it was sealed past it): "
+                "it arrived, or was put there, afterwards")
 _UNNAMED_TABLE = "event of a table the seal does not name, among the log's sealed records"
 
 
@@ -88,11 +93,27 @@ class Unsealed:
                 f"{self.count} events not yet sealed{wait}")
 
 
+@dataclass(frozen=True)
+class DeclaredMissing:
+    """A range of seqs a seal declared lost when it sealed past it: a note, not a finding."""
+
+    table_id: str
+    first_seq: int
+    last_seq: int
+
+    def line(self) -> str:
+        span = (f"seq {self.first_seq}" if self.first_seq == self.last_seq
+                else f"seq {self.first_seq}..{self.last_seq}")
+        return (f"note: {shown(self.table_id)} {span}: declared missing by the seal "
+                "(lost, sealed past; not tampering)")
+
+
 @dataclass
 class VerifyReport:
     source: str
     findings: list[Finding] = field(default_factory=list)
     unsealed: list[Unsealed] = field(default_factory=list)
+    notes: list[DeclaredMissing] = field(default_factory=list)
     seals: int = 0
     sealed_events: int = 0
     tables: int = 0
@@ -102,7 +123,8 @@ class VerifyReport:
         return not self.findings
 
     def lines(self) -> list[str]:
-        return ([f.line() for f in self.findings] + [u.line() for u in self.unsealed])
+        return ([f.line() for f in self.findings] + [n.line() for n in self.notes]
+                + [u.line() for u in self.unsealed])
 
 
 def shown(text: str, limit: int = 64) -> str:
@@ -139,6 +161,7 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
                 e for e in events if e.offset >= through.get(e.partition, 0)], None)
             continue
         report.sealed_events += head.size
+        report.notes += [DeclaredMissing(table_id, lo, hi) for lo, hi in head.missing]
         sealed = leaves.get(table_id, [])[:head.size]
         cut = bisect.bisect_right(_seqs(events), head.last_seq)
         # (no copy of a table that is all sealed: the common case)
@@ -159,7 +182,7 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         # are now (one given a later seq is moved, not new)
         ids = {r.event_id for r in sealed}
         moved = [e for e in after if e.event_id in ids]
-        report.findings += compare_table(table_id, sealed, [*part, *moved])
+        report.findings += compare_table(table_id, sealed, [*part, *moved], head.declared())
         report.unsealed += _unsealed(table_id, [e for e in after if e.event_id not in ids],
                                      head.last_seq)
     return report
@@ -195,7 +218,7 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
             report.findings.append(Finding(None, None, None, "forged",
                                            f"stored seal {position} is not a seal"))
             continue
-        if body.format != FORMAT:
+        if body.format not in READABLE:
             report.findings.append(Finding(
                 None, None, None, "unreadable",
                 f"seal {body.number}: format {shown(body.format)} is not {FORMAT} (seal the "
@@ -265,11 +288,12 @@ def _unlocalized(table_id: str, root: str, size: int,
                     f.count) for f in found]
 
 
-def compare_table(table_id: str, sealed: Sequence[LeafRow],
-                  events: Sequence[StoredEvent]) -> list[Finding]:
+def compare_table(table_id: str, sealed: Sequence[LeafRow], events: Sequence[StoredEvent],
+                  declared: Mapping[int, int] | None = None) -> list[Finding]:
     """Findings for one table: its trusted sealed leaves against the store's sealed part
     (both in ``seq`` order; a leaf holds its event's ``seq``, so a matched leaf is in its
-    place)."""
+    place). ``declared``: the seqs the seal declared missing (first -> last), where an
+    event is inserted after the seal."""
     if len(sealed) == len(events) and all(
             s.leaf == e.leaf for s, e in zip(sealed, events, strict=True)):
         return []
@@ -299,8 +323,19 @@ def compare_table(table_id: str, sealed: Sequence[LeafRow],
             kinds.append(("forged", s.seq))
         else:
             kinds.append(("deleted", s.seq))
-    kinds += [("inserted", e.seq) for e in left.values()]
-    return ranges(table_id, kinds)
+    spans = sorted((declared or {}).items())
+    late = [e.seq for e in left.values() if _within(spans, e.seq)]
+    kinds += [("inserted", e.seq) for e in left.values() if not _within(spans, e.seq)]
+    out = ranges(table_id, kinds) + [replace(f, detail=_AT_DECLARED) for f in ranges(
+        table_id, (("inserted", seq) for seq in late))]
+    out.sort(key=lambda f: (f.first_seq or 0, KINDS.index(f.kind)))
+    return out
+
+
+def _within(spans: Sequence[tuple[int, int]], seq: int) -> bool:
+    """Whether ``seq`` lies in one of ``spans`` ([first, last] ranges in order)."""
+    at = bisect.bisect_right(spans, seq, key=operator.itemgetter(0)) - 1
+    return at >= 0 and spans[at][0] <= seq <= spans[at][1]
 
 
 def ranges(table_id: str, kinds: Iterable[tuple[str, int]]) -> list[Finding]:

@@ -332,18 +332,19 @@ def write_seal_lines(path: Path, seals: list[SealRecord]) -> None:
     os.replace(tmp, path)
 
 
-def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
-             ) -> SealRecord:
+def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None,
+             past_gaps: bool = False) -> SealRecord:
     """Seal every table of ``log`` as it is now and store the seal beside it; when no
     table has a new event since the last seal, that seal is returned and nothing stored
-    (a load after each of which the graph seals adds no empty seals).
+    (a load after each of which the graph seals adds no empty seals). ``past_gaps``:
+    seal each table up to its highest seq, declaring the seqs it lacks lost.
 
     Raises :class:`events.ledger.seal.SealRefused` when sealed events no longer match the
     last seal (nothing is sealed then)."""
     ledger = scan(log)
     previous = last_seal(read_seals(log), key.public_key())
     seal = make_seal(log.describe(), ledger.tables, ledger.end, previous, key,
-                     sealed_at or utc_now())
+                     sealed_at or utc_now(), past_gaps)
     if previous is not None and not seal.leaves and previous.parsed().tables == \
             seal.parsed().tables:
         return previous

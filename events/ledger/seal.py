@@ -5,7 +5,8 @@ the source log it seals, its number (1, 2, ... per source) and the SHA-256 of th
 seal's body (so a seal taken out of the middle is missed), the log's end when it was taken
 (``through``), the key's id, and for each table its tree's size, last ``seq`` (the head of
 the table's gapless run from seq 0: the events up to it, in ``seq`` order, are the sealed
-ones), root, and the SHA-256 of its leaves one after the other. A
+ones), root, the SHA-256 of its leaves one after the other, and (a seal taken past gaps)
+the seqs up to its head that no event holds, declared missing. A
 seal is stored with the leaves it adds (each table's leaves since the previous seal, as
 ``[table, index, seq, event_id, leaf]``), so a verifier can name which event changed: the
 leaves are trusted only once they rebuild the signed roots.
@@ -35,9 +36,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from events.ledger.keys import key_id
 from events.ledger.merkle import tree_root
-from events.ledger.stored import TableEvents, sealable
+from events.ledger.stored import TableEvents, gaps, sealable
 
-FORMAT = "uth-seal/2"  # 2: leaves are the stored bytes, in seq order
+FORMAT = "uth-seal/3"  # 3: a head may list the seqs declared missing (sealed past gaps)
+# the formats a verifier reads: 2 (leaves are the stored bytes, in seq order) has no
+# declared-missing seqs, which reads as none
+READABLE = ("uth-seal/2", FORMAT)
 _SEQ, _EVENT_ID, _LEAF = (attrgetter(n) for n in ("seq", "event_id", "leaf"))
 
 
@@ -60,7 +64,7 @@ class HasLeaf(Protocol):
     def leaf(self) -> bytes: ...
 
 
-class TableHead(msgspec.Struct, frozen=True):
+class TableHead(msgspec.Struct, frozen=True, omit_defaults=True):
     table_id: str
     size: int  # leaves in the tree
     last_seq: int  # the seq of its last leaf: the head of its gapless run (-1: none yet)
@@ -68,6 +72,13 @@ class TableHead(msgspec.Struct, frozen=True):
     # SHA-256 of the leaves one after the other: what a verifier checks a whole table
     # against in one hash call (the root is for proofs of single events)
     leaves_sha256: str
+    # the seqs up to last_seq no event holds, declared lost when the seal was taken past
+    # them (``uth seal --past-gaps``), as [first, last] ranges in order; left out when none
+    missing: list[tuple[int, int]] = []
+
+    def declared(self) -> dict[int, int]:
+        """first seq -> last seq of each declared-missing range."""
+        return dict(self.missing)
 
 
 class SealBody(msgspec.Struct, frozen=True):
@@ -151,12 +162,14 @@ class SealRefused(ValueError):
 
 
 def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Mapping[int, int],
-              previous: SealRecord | None, key: Ed25519PrivateKey, sealed_at: str
-              ) -> SealRecord:
+              previous: SealRecord | None, key: Ed25519PrivateKey, sealed_at: str,
+              past_gaps: bool = False) -> SealRecord:
     """Seal every table of ``tables`` (its events in ``seq`` order, see
     :func:`events.ledger.stored.in_seq_order`) after ``previous``: each table's tree is its
-    gapless run from seq 0 (:func:`events.ledger.stored.sealable`); a table with none yet
-    is listed with an empty tree (the seal names every table it saw).
+    gapless run from seq 0 (:func:`events.ledger.stored.sealable`), stepping over the gaps
+    an earlier seal declared lost; with ``past_gaps``, every event the table holds (up to
+    its highest seq), the seqs none holds declared missing in its head. A table with none
+    yet is listed with an empty tree (the seal names every table it saw).
 
     Refuses (:class:`SealRefused`) when a table's run no longer begins with the tree the
     previous seal signed: a new seal must never bless an altered record.
@@ -166,8 +179,8 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
     rows: list[LeafRow] = []
     for table_id in sorted(tables):
         seqs, ids, hashes = _columns(tables[table_id])
-        size = sealable(seqs)
         old = before.head(table_id) if before is not None else None
+        size = len(seqs) if past_gaps else sealable(seqs, old.declared() if old else None)
         start = old.size if old is not None else 0
         if old is not None and (size < start
                                 or leaves_digest(hashes[:start]) != old.leaves_sha256):
@@ -177,8 +190,10 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
         if not seqs:
             continue
         tree = hashes[:size]
+        # the tree's own gaps: an earlier seal's declared ones (an event since arrived at
+        # one was refused above: it changes the sealed prefix) and any new ones
         heads.append(TableHead(table_id, size, seqs[size - 1] if size else -1,
-                               tree_root(tree).hex(), leaves_digest(tree)))
+                               tree_root(tree).hex(), leaves_digest(tree), gaps(seqs[:size])))
         rows.extend(map(_NEW_ROW, zip(repeat(table_id), range(start, size),
                                       seqs[start:size], ids[start:size], hashes[start:size])))
     if before is not None:  # a table the store no longer holds stays sealed as it was

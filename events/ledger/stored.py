@@ -24,7 +24,7 @@ event a finding names).
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import NamedTuple, overload
 
@@ -119,17 +119,38 @@ def in_seq_order(table: TableEvents) -> TableEvents:
     return out
 
 
-def sealable(seqs: Sequence[int]) -> int:
+def sealable(seqs: Sequence[int], declared: Mapping[int, int] | None = None) -> int:
     """How many of a table's events (``seqs`` in order) form its gapless run from seq 0,
     the part a seal can cover: events at one ``seq`` (a sequence conflict) all count; the
-    run ends before the first missing ``seq``."""
+    run ends before the first missing ``seq``, unless an earlier seal declared exactly
+    that gap lost (``declared``: first -> last seq of each declared range), which the run
+    then steps over."""
     n = len(seqs)
     if n and seqs[0] == 0 and seqs[-1] == n - 1 and all(map(operator.lt, seqs, seqs[1:])):
         return n  # 0 to n - 1, each one more than the last: no gap (one C-level pass)
+    declared = declared or {}
     expected = 0
     for at, seq in enumerate(seqs):
+        if seq > expected and declared.get(expected) == seq - 1:
+            expected = seq  # a gap declared lost by an earlier seal
         if seq == expected:
             expected += 1
         elif seq != expected - 1:
             return at
     return n
+
+
+def gaps(seqs: Sequence[int]) -> list[tuple[int, int]]:
+    """The seqs from 0 to the last of ``seqs`` (in order) that none holds, as maximal
+    [first, last] ranges in order.
+
+    >>> gaps([2, 3, 3, 7]), gaps([0, 1]), gaps([])
+    ([(0, 1), (4, 6)], [], [])
+    """
+    out: list[tuple[int, int]] = []
+    expected = 0
+    for seq in seqs:
+        if seq > expected:
+            out.append((expected, seq - 1))
+        expected = max(expected, seq + 1)
+    return out

@@ -41,6 +41,9 @@ def register(sub: Any) -> None:
     p.add_argument("--seal-key", default="", metavar="PREFIX",
                    help="after the load, seal the log with this private key (uth keygen) "
                         "and copy the seal into the warehouse")
+    p.add_argument("--seal-past-gaps", action="store_true",
+                   help="with --seal-key: seal each table past the seqs it lacks, declaring "
+                        "them lost (as uth seal --past-gaps)")
     p.add_argument("--rebuild-rollups", action="store_true",
                    help="rebuild every rollup key, not only those touched")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -99,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from pipeline.resources import EventSource, Warehouse
     resources = {
         "source": EventSource(url=args.source, batch_size=args.batch_size,
-                              seal_key=args.seal_key),
+                              seal_key=args.seal_key, seal_past_gaps=args.seal_past_gaps),
         "warehouse": Warehouse(path=args.warehouse, gaming_day_start=args.gaming_day_start,
                                archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk,
                                audit_workers=args.audit_workers),

@@ -10,6 +10,12 @@ private key and stores the seal beside the events: tables ``seals`` and ``seal_l
 a SQLite log, ``<name>.seals.jsonl`` beside a JSON Lines log, the topic ``uth.seals``
 beside a Kafka topic. ``uth load`` copies it into the warehouse.
 
+``--past-gaps`` seals each table up to its highest ``seq`` even where a ``seq`` never
+arrived: the seal lists those seqs (as ranges) as declared missing, and ``uth verify``
+notes them instead of waiting; an event that later appears at one is named inserted, and
+the log is not sealed again over it. Later seals, with or without it, keep the declared
+gaps. Without it, a seal stops at a table's first gap (events after it wait).
+
 ``--witness FILE`` also appends the signed checkpoint (the seal's body and signature) to
 FILE, kept where the store's writers cannot reach it: ``uth verify --witness FILE`` then
 names a store rolled back to an earlier seal.
@@ -37,6 +43,9 @@ def register(sub: Any) -> None:
                    help="the private key written by uth keygen")
     p.add_argument("--witness", metavar="FILE",
                    help="append the signed checkpoint to FILE, kept apart from the store")
+    p.add_argument("--past-gaps", action="store_true",
+                   help="seal each table up to its highest seq, declaring the seqs it lacks "
+                        "lost (listed in the signed checkpoint)")
     p.add_argument("--json", action="store_true", help="print the seal's body as JSON")
     p.set_defaults(func=run)
 
@@ -55,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         with open_log(args.source, create=False) as log:
-            seal = seal_log(log, key)
+            seal = seal_log(log, key, past_gaps=args.past_gaps)
     except SealRefused as exc:
         print(f"uth seal: {exc}", file=sys.stderr)
         return 1
@@ -79,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"seal {body.number} of {shown(body.source, 200)}: {len(body.tables)} tables, "
           f"{events:,} events ({len(seal.leaves):,} new), key {body.key_id}")
     for head in body.tables:
+        lost = sum(hi - lo + 1 for lo, hi in head.missing)
         print(f"  {shown(head.table_id)}  {head.size:>9,} events  last seq {head.last_seq}  "
-              f"root {head.root[:16]}")
+              f"root {head.root[:16]}" + (f"  {lost:,} seqs declared missing" if lost else ""))
     return 0

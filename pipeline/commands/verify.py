@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             "source": r.source, "seals": r.seals, "tables": r.tables,
             "sealed_events": r.sealed_events,
             "findings": [f.__dict__ for f in r.findings],
+            "declared_missing": [n.__dict__ for n in r.notes],
             "not_yet_sealed": [u.__dict__ for u in r.unsealed]} for r in reports]}))
         return 0 if intact else 1
     from events.ledger.compare import shown

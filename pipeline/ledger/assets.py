@@ -1,5 +1,7 @@
 """The seals asset: after each load, seal the source log when a key is configured
-(``UTH_SEAL_KEY`` or ``uth load --seal-key``), and copy the log's seals into the warehouse.
+(``UTH_SEAL_KEY`` or ``uth load --seal-key``; past gaps, declaring them lost, with the
+resource's ``seal_past_gaps`` or ``UTH_SEAL_PAST_GAPS=1``), and copy the log's seals into
+the warehouse.
 With ``UTH_SEAL_WITNESS`` naming a file (read when the asset runs), each seal's signed
 checkpoint is also appended there, as ``uth seal --witness`` does.
 
@@ -33,7 +35,8 @@ def seals(context: dg.AssetExecutionContext, source: EventSource,
         log = source.open()
         try:
             if source.seal_key:
-                seal = seal_log(log, load_private(source.seal_key))
+                seal = seal_log(log, load_private(source.seal_key),
+                                past_gaps=source.seal_past_gaps)
                 sealed = 1
                 context.log.info(f"sealed {log.describe()}: seal {seal.parsed().number}")
                 witness = os.environ.get("UTH_SEAL_WITNESS", "")

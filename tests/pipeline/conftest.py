@@ -16,9 +16,10 @@ VOLATILE = {"load_positions": "updated_at", "dead_letters": "loaded_at"}
 
 
 def materialize(source: str | Path, warehouse: str | Path, seal_key: str = "",
-                **warehouse_config: Any) -> Any:
+                seal_past_gaps: bool = False, **warehouse_config: Any) -> Any:
     """The whole asset graph with its checks, in-process (what ``uth load`` runs);
-    ``seal_key``: the private key the load seals the log with."""
+    ``seal_key``: the private key the load seals the log with (past its gaps with
+    ``seal_past_gaps``)."""
     import dagster as dg
 
     from pipeline.definitions import ASSETS, CHECKS
@@ -26,7 +27,7 @@ def materialize(source: str | Path, warehouse: str | Path, seal_key: str = "",
 
     batch_size = warehouse_config.pop("batch_size", 100_000)
     resources = {"source": EventSource(url=str(source), batch_size=batch_size,
-                                       seal_key=seal_key),
+                                       seal_key=seal_key, seal_past_gaps=seal_past_gaps),
                  "warehouse": Warehouse(path=str(warehouse), **warehouse_config)}
     with dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize([*ASSETS, *CHECKS], resources=resources, instance=instance,
