@@ -37,7 +37,7 @@ from events.contract.privacy import needs_scrub, scrub
 from events.contract.schemas import Event
 from events.ledger.canonical import LEAF_PREFIX
 from events.ledger.keys import signature_valid
-from events.ledger.seal import LeafRow, SealRecord, make_seal
+from events.ledger.seal import LeafRow, SealRecord, make_seal, read_seal_lines
 from events.ledger.stored import TableEvents, in_seq_order
 from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_all
 from events.logs.jsonl import JsonlLog
@@ -210,20 +210,6 @@ def read_seals(log: EventLog) -> list[SealRecord]:
         return _read_kafka_seals(log)
     raise LogError(f"{log.describe()}: seals are kept beside SQLite, JSON Lines and Kafka "
                    "logs only")
-
-
-def read_seal_lines(path: Path) -> list[SealRecord]:
-    if not path.exists():
-        return []
-    out: list[SealRecord] = []
-    for line in path.read_bytes().splitlines():
-        if line.strip():
-            try:
-                out.append(SealRecord.from_line(line))
-            except ValueError:
-                # kept as a record that fails its signature: a damaged seal is a finding
-                out.append(SealRecord(line, b"", []))
-    return out
 
 
 def write_seal(log: EventLog, seal: SealRecord) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from itertools import repeat
 from operator import attrgetter
+from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -208,3 +209,20 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
                     heads)
     data = msgspec.json.encode(body)
     return SealRecord(data, key.sign(data), rows)
+
+
+def read_seal_lines(path: str | Path) -> list[SealRecord]:
+    """The seals of a file of seal lines (a JSON Lines log's side file, a witness): none
+    when it does not exist yet; a line that is no seal is kept as one that fails its
+    signature (a damaged seal is a finding, not a crash)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    out: list[SealRecord] = []
+    for line in path.read_bytes().splitlines():
+        if line.strip():
+            try:
+                out.append(SealRecord.from_line(line))
+            except ValueError:
+                out.append(SealRecord(line, b"", []))
+    return out

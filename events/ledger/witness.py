@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from events.ledger.compare import Finding
 from events.ledger.keys import key_id, signature_valid
-from events.ledger.seal import SealBody, SealRecord
+from events.ledger.seal import SealBody, SealRecord, read_seal_lines
 
 
 def append_witness(path: str | Path, seal: SealRecord) -> bool:
@@ -51,19 +51,8 @@ def append_witness(path: str | Path, seal: SealRecord) -> bool:
 
 
 def read_witness(path: str | Path) -> list[SealRecord]:
-    """The checkpoints of a witness file (none when it does not exist yet); a line that is
-    no checkpoint is kept as one that fails its signature (a finding, not a crash)."""
-    path = Path(path)
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_bytes().splitlines():
-        if line.strip():
-            try:
-                out.append(SealRecord.from_line(line))
-            except ValueError:
-                out.append(SealRecord(line, b"", []))
-    return out
+    """The checkpoints of a witness file (:func:`~events.ledger.seal.read_seal_lines`)."""
+    return read_seal_lines(path)
 
 
 def witness_findings(store: Sequence[SealRecord], witnessed: Sequence[SealRecord],
