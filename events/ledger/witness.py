@@ -38,7 +38,7 @@ def append_witness(path: str | Path, seal: SealRecord) -> bool:
     witness file at ``path``, durably; False when the witness holds it already."""
     path = Path(path)
     digest = seal.digest()
-    if any(r.digest() == digest for r in read_witness(path)):
+    if any(r.digest() == digest for r in read_seal_lines(path)):
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -48,11 +48,6 @@ def append_witness(path: str | Path, seal: SealRecord) -> bool:
     finally:
         os.close(fd)
     return True
-
-
-def read_witness(path: str | Path) -> list[SealRecord]:
-    """The checkpoints of a witness file (:func:`~events.ledger.seal.read_seal_lines`)."""
-    return read_seal_lines(path)
 
 
 def witness_findings(store: Sequence[SealRecord], witnessed: Sequence[SealRecord],

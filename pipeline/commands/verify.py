@@ -90,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reports(args: argparse.Namespace, public: Any) -> list[Any]:
-    from events.ledger.witness import read_witness
+    from events.ledger.seal import read_seal_lines
 
-    witnessed = read_witness(args.witness) if args.witness else None
+    witnessed = read_seal_lines(args.witness) if args.witness else None
     if args.source:
         from events.ledger.compare import verify_store
         from events.ledger.logs import read_seals, scan
