@@ -145,9 +145,9 @@ def decode_records(
 
 
 def decode_all_valid(items: list[bytes]) -> list[Event | Rejection] | None:
-    """Every item decoded as :func:`decode_line` would, by one comprehension and a few
-    checks of the whole batch, or None if any is not a valid v1 event (then decode each
-    with :func:`decode_line`, which says why)."""
+    """Every item decoded as :func:`decode_line` would, by the typed decoder over each and
+    a few checks of the whole batch, or None if any is not a valid v1 event (then decode
+    each with :func:`decode_line`, which says why)."""
     if not items or max(map(len, items)) > MAX_EVENT_BYTES:
         return None
     try:
@@ -184,10 +184,10 @@ def keys_once(items: list[bytes], events: Sequence[Any], raw: bytes | None = Non
 
     Before that, a cheaper bound: an event's re-encoding has at least 8 + 2 colons beyond
     its payload's (the envelope's eight keys, the ``HH:MM:SS`` of its time: ``events``
-    have valid times) and as many more as its identifiers hold, so lines holding exactly
-    that many (no colon in an identifier, the common case) hold exactly their
-    re-encoding's: only the payloads are re-encoded. ``raw``: the items joined by
-    newlines, when the caller has it."""
+    have valid times; more when an identifier holds a colon or the time ends ``+00:00``),
+    so lines holding exactly that many hold exactly their re-encoding's: in the common
+    case only the payloads are re-encoded. ``raw``: the items joined by newlines, when the
+    caller has it."""
     raw = b"\n".join(items) if raw is None else raw
     escaped = b"\\" in raw and b"\\u" in raw  # one memchr in the common case
     if not escaped:
