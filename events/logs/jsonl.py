@@ -72,44 +72,6 @@ def rejected_path(path: Path) -> Path:
     return path.with_name(f"{stem}.rejected.jsonl")
 
 
-SNIFF_BYTES = 1 << 16
-
-
-def sniff(path: Path) -> str:
-    """What the file at ``path`` holds: ``"jsonl"`` (or nothing yet), ``"sqlite"`` (an
-    SQLite log named by its plain path), or a sentence saying why it is no event log.
-
-    JSON Lines here means: among the whole lines of its first 64 KiB, at least one that is
-    not blank starts with ``{`` (a file of events with some bad lines is still one, to be
-    read and its bad lines refused one by one; a CSV or binary file is refused whole)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
-    except FileNotFoundError:
-        return "jsonl"
-    except OSError as exc:
-        return f"{path}: cannot be read: {exc.strerror or exc}"
-    if head.startswith(b"SQLite format 3\x00"):
-        return "sqlite"
-    what = None
-    if head.startswith(b"PAR1"):
-        what = "a Parquet file (an archive is restored with uth load --from-archive DIR)"
-    elif head[8:12] == b"DUCK":
-        what = "a DuckDB database (a warehouse, not an event log)"
-    else:
-        lines = LineSplitter().feed(head)
-        if len(head) < SNIFF_BYTES:
-            lines.append(head.rsplit(b"\n", 1)[-1])
-        text = [line.strip() for line in lines if line.strip()]
-        if not text or any(line.startswith(b"{") for line in text):
-            return "jsonl"
-        start = text[0][:40].decode("utf-8", "replace")
-        what = ("a binary file" if b"\x00" in head else
-                f"text that is not JSON Lines (it starts {start!r})")
-    return (f"{path}: {what}; a source is a JSON Lines file of events (one JSON object a "
-            "line), sqlite:///log.db or kafka://host:port/topic")
-
-
 class JsonlLog(EventLog):
     position_word = "line"
 
@@ -182,21 +144,31 @@ class JsonlLog(EventLog):
         self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never,
         max_batch: int = 2000,
     ) -> Iterator[list[Record]]:
+        for number, lines in self.line_batches(start, follow=follow, stop=stop,
+                                               max_batch=max_batch):
+            yield _records(number, lines)
+
+    def line_batches(
+        self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never,
+        max_batch: int = 2000,
+    ) -> Iterator[tuple[int, list[bytes]]]:
+        """What :meth:`read` reads, as (number of the first line, the lines): no record
+        per line, for a reader that needs a line's number only when the line is bad."""
         first = max((start or {}).get(0, 1), 1)
         if self.path is None:
-            yield from read_lines(sys.stdin.buffer, first, stop, max_batch)
+            yield from line_batches(sys.stdin.buffer, first, stop, max_batch)
             return
         if not self.path.exists():
             if not follow:
                 raise LogUnavailable(f"{self.path} does not exist")
             while not self.path.exists():
-                yield []
+                yield first, []
                 if sleep_unless(stop, self.poll_interval):
                     return
         last_line = _whole_json if self.growing else bytes.strip
         with open(self.path, "rb") as f:
-            yield from read_lines(f, first, stop, max_batch, last_line=last_line,
-                                  follow=follow, poll_interval=self.poll_interval)
+            yield from line_batches(f, first, stop, max_batch, last_line=last_line,
+                                    follow=follow, poll_interval=self.poll_interval)
 
     # -- consumers and rejects -----------------------------------------------------------
     def _consumers_path(self) -> Path:
@@ -338,8 +310,18 @@ class LineSplitter:
 def read_lines(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
                last_line: Callable[[bytes], object] = bytes.strip, follow: bool = False,
                poll_interval: float = 0.2) -> Iterator[list[Record]]:
-    """The lines of ``f`` from line ``first`` (numbered from 1) as records, in batches of
-    ``max_batch`` but the last, read in large blocks with no Python step per line.
+    """:func:`line_batches` as records (offset = line number)."""
+    for number, lines in line_batches(f, first, stop, max_batch, last_line=last_line,
+                                      follow=follow, poll_interval=poll_interval):
+        yield _records(number, lines)
+
+
+def line_batches(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
+                 last_line: Callable[[bytes], object] = bytes.strip, follow: bool = False,
+                 poll_interval: float = 0.2) -> Iterator[tuple[int, list[bytes]]]:
+    """The lines of ``f`` from line ``first`` (numbered from 1), in batches of
+    ``max_batch`` but the last, each as (number of its first line, its lines), read in
+    large blocks with no Python step per line.
 
     At the end of the file: without ``follow``, a last line without its line break is
     read when ``last_line`` says so (by default when it is not blank; a loader that reads
@@ -360,7 +342,7 @@ def read_lines(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
                 skip = first - (number - len(lines) + 1)
                 pending += lines[skip:] if skip > 0 else lines
             while len(pending) >= max_batch:
-                yield _records(start, pending[:max_batch])
+                yield start, pending[:max_batch]
                 del pending[:max_batch]
                 start += max_batch
             continue
@@ -370,17 +352,17 @@ def read_lines(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
                 ended.append(tail)
             pending += ended[max(0, first - number - 1):]
             if pending:
-                yield _records(start, pending)
+                yield start, pending
             return
         if pending:
-            yield _records(start, pending)
+            yield start, pending
             start += len(pending)
             pending = []
-        yield []
+        yield start, []
         if sleep_unless(stop, poll_interval):
             return
     if follow and pending:
-        yield _records(start, pending)
+        yield start, pending
 
 
 _new_record = partial(tuple.__new__, Record)

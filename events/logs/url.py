@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from events.logs.base import EventLog, LogUnavailable
 
 
@@ -27,7 +29,7 @@ def open_log(url: str, *, create: bool = True, growing: bool = False) -> EventLo
         return KafkaLog(url)
     scheme = url.split("://", 1)[0] if "://" in url else ""
     if scheme in ("", "file") or url.startswith("jsonl:"):
-        from events.logs.jsonl import JsonlLog, path_from_url, sniff
+        from events.logs.jsonl import JsonlLog, path_from_url
 
         path = path_from_url(url)
         kind = sniff(path) if path is not None else "jsonl"
@@ -41,3 +43,43 @@ def open_log(url: str, *, create: bool = True, growing: bool = False) -> EventLo
     raise LogUnavailable(
         f"{url!r}: unknown log URL (use sqlite:///file.db, kafka://host:port[/topic], "
         "or a .jsonl path)")
+
+
+SNIFF_BYTES = 1 << 16
+
+
+def sniff(path: Path) -> str:
+    """What the file at ``path`` holds: ``"jsonl"`` (or nothing yet), ``"sqlite"`` (an
+    SQLite log named by its plain path), or a sentence saying why it is no event log.
+
+    JSON Lines here means: among the whole lines of its first 64 KiB, at least one that is
+    not blank starts with ``{`` (a file of events with some bad lines is still one, to be
+    read and its bad lines refused one by one; a CSV or binary file is refused whole)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except FileNotFoundError:
+        return "jsonl"
+    except OSError as exc:
+        return f"{path}: cannot be read: {exc.strerror or exc}"
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    what = None
+    if head.startswith(b"PAR1"):
+        what = "a Parquet file (an archive is restored with uth load --from-archive DIR)"
+    elif head[8:12] == b"DUCK":
+        what = "a DuckDB database (a warehouse, not an event log)"
+    else:
+        from events.logs.jsonl import LineSplitter
+
+        lines = LineSplitter().feed(head)
+        if len(head) < SNIFF_BYTES:
+            lines.append(head.rsplit(b"\n", 1)[-1])
+        text = [line.strip() for line in lines if line.strip()]
+        if not text or any(line.startswith(b"{") for line in text):
+            return "jsonl"
+        start = text[0][:40].decode("utf-8", "replace")
+        what = ("a binary file" if b"\x00" in head else
+                f"text that is not JSON Lines (it starts {start!r})")
+    return (f"{path}: {what}; a source is a JSON Lines file of events (one JSON object a "
+            "line), sqlite:///log.db or kafka://host:port/topic")

@@ -61,20 +61,36 @@ def read_batches(source: str, batch: int = BATCH) -> Iterator[list[tuple[Any, by
     """The source's records in batches of ``(position, raw bytes)``, through ``open_log``
     (a JSON Lines file read in large blocks, position = line number), so that ``uth
     audit`` reads a file exactly as ``uth ingest`` and ``uth load`` do."""
-    from operator import attrgetter
-
     from events.logs import open_log
     from events.logs.jsonl import JsonlLog
 
     with open_log(source, create=False) as log:
+        if isinstance(log, JsonlLog):  # the line numbers paired in C, no record per line
+            for first, lines in log.line_batches(max_batch=batch):
+                yield list(zip(range(first, first + len(lines)), lines, strict=True))
+            return
         where = log.where
-        lines = isinstance(log, JsonlLog)  # where(r) is r.offset: pairs built in C
-        offset, value = attrgetter("offset"), attrgetter("value")
         for records in log.read(max_batch=batch):
-            if lines:
-                yield list(zip(map(offset, records), map(value, records), strict=True))
-            else:
-                yield [(where(r), r.value) for r in records]
+            yield [(where(r), r.value) for r in records]
+
+
+def decoded_batches(source: str, batch: int = BATCH) -> Iterator[list[Any]]:
+    """The source's events and rejections (``decode_records`` of :func:`read_batches`),
+    batch by batch. A JSON Lines file's lines go to the decoder as they are, with the
+    number of the first: a line's number is only worked out for a batch holding a bad
+    line (the same rejections, at the same line numbers)."""
+    from events.contract.codec import decode_many, decode_records
+    from events.logs import open_log
+    from events.logs.jsonl import JsonlLog
+
+    with open_log(source, create=False) as log:
+        if isinstance(log, JsonlLog):
+            for first, lines in log.line_batches(max_batch=batch):
+                yield decode_many(lines, first)
+            return
+        where = log.where
+        for records in log.read(max_batch=batch):
+            yield decode_records([(where(r), r.value) for r in records])
 
 
 def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
@@ -83,13 +99,12 @@ def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
     get the position of the event that showed them (a second look at the source, when
     there are any)."""
     from events.audit.auditor import BULK_HANDS, Auditor
-    from events.contract.codec import decode_records
     from pipeline.gc_policy import bulk_work
 
     auditor = Auditor(records=records, batch=BULK_HANDS)
     with bulk_work():
-        for chunk in read_batches(source, batch):
-            auditor.feed_many(decode_records(chunk))
+        for items in decoded_batches(source, batch):
+            auditor.feed_many(items)
         report = auditor.finish()
     if positions and report.findings:
         report.findings = locate(report.findings, source, batch)

@@ -1,11 +1,17 @@
-"""The auditor's throughput: hands audited per second beside the rate at which the same
-bytes can merely be decoded (the ceiling).
+"""The auditor's throughput: hands audited per second beside the rate at which msgspec
+decodes the same lines into dicts (issue #20's reference).
 
 - From a JSON Lines file written by the simulator (every ruleset, voids, disputes, a few
-  mispays): ``uth audit``'s own path (``audit_source``: block reads, ``decode_records`` in
-  batches of 2000, the auditor) against the same reader and decoder alone. Target: at least
-  half the decode-only rate (replay, evaluation and settlement together cost no more than
-  decoding). CPU time of this process, best of interleaved rounds (the machine is shared).
+  mispays): ``uth audit``'s own path (``audit_source``: block reads, decoding and
+  validation in batches of 2000, the auditor) against the cheapest honest decode of the
+  same lines: the file's bytes split into lines (``read_bytes().splitlines()``), a
+  ``msgspec.json.Decoder()`` over each line into dicts, in chunks of 2000 each dropped
+  after. Target (the issue's): at least 0.8 of that rate. Beside it, informational: the
+  audit's reader and decoder alone (``decoded_batches``: the lines decoded into the
+  contract's Structs with every validation), against the same reference. CPU time of this
+  process, best of interleaved rounds (the machine is shared), all three at the
+  garbage collector's bulk pace (``pipeline.gc_policy.bulk_work``, the audit's own; the
+  reference is faster so, not slower).
 - From Kafka (``UTH_BENCH_KAFKA``, set by ``run_all``): a full read of the topic through
   ``KafkaLog.read`` with decoding, with and without the auditor (informational: the
   consumer dominates both).
@@ -19,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-TARGET = 0.5
+TARGET = 0.8
+CHUNK = 2000
 
 
 def _row(name: str, value: float, unit: str, reference: str, ref_value: float,
@@ -48,52 +55,72 @@ def floor_file(path: Path, tables: int, hands: int) -> int:
     return len(path.read_bytes().splitlines())
 
 
-def decode_only(source: str) -> int:
-    from events.contract.codec import decode_records
-    from pipeline.commands.audit import read_batches
+def dicts_only(path: Path) -> int:
+    """The reference: the file's lines decoded into dicts by msgspec, chunk by chunk."""
+    import msgspec
 
+    lines = path.read_bytes().splitlines()
+    decode = msgspec.json.Decoder().decode
     n = 0
-    for chunk in read_batches(source):
-        n += len(decode_records(chunk))
+    for start in range(0, len(lines), CHUNK):
+        chunk = lines[start:start + CHUNK]
+        n += len([decode(line) for line in chunk])
     return n
+
+
+def decode_only(source: str) -> int:
+    """The audit's reader and decoder without the auditor."""
+    from pipeline.commands.audit import decoded_batches
+
+    return sum(len(items) for items in decoded_batches(source, CHUNK))
 
 
 def audit_file(source: str) -> dict[str, int]:
     from pipeline.commands.audit import audit_source
 
-    report = audit_source(source)
+    report = audit_source(source, batch=CHUNK)
     return dict(report.summary)
 
 
 def bench_file(quick: bool) -> list[dict[str, Any]]:
+    from pipeline.gc_policy import bulk_work
+
     tables, hands = (6, 150) if quick else (12, 500)
-    # more rounds than the other benchmarks: on a shared machine the shorter of the two
-    # runs catches a quiet moment more easily than the longer one; alternating their order
-    # keeps either from always following the other
+    # more rounds than the other benchmarks: on a shared machine the shorter runs catch a
+    # quiet moment more easily than the longer one; rotating their order keeps none from
+    # always following another
     rounds = 3 if quick else 11
+    order = ("dicts", "decode", "audit")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "floor.jsonl"
         lines = floor_file(path, tables, hands)
         source = str(path)
-        best_dec = best_aud = float("inf")
+        best = dict.fromkeys(order, float("inf"))
         summary: dict[str, int] = {}
         for k in range(rounds):
-            for run in ("decode", "audit") if k % 2 == 0 else ("audit", "decode"):
-                start = time.process_time()
-                if run == "decode":
-                    decode_only(source)
-                    best_dec = min(best_dec, time.process_time() - start)
-                else:
-                    summary = audit_file(source)
-                    best_aud = min(best_aud, time.process_time() - start)
+            for run in order[k % 3:] + order[:k % 3]:
+                with bulk_work():
+                    start = time.process_time()
+                    if run == "dicts":
+                        dicts_only(path)
+                    elif run == "decode":
+                        decode_only(source)
+                    else:
+                        summary = audit_file(source)
+                    best[run] = min(best[run], time.process_time() - start)
     n_hands = summary["hands"]
+    reference = ("msgspec decoding the same lines into dicts (file bytes split into lines, "
+                 "chunks of 2000)")
+    dict_rate = lines / best["dicts"]
     return [
         _row(f"hands audited/s from a JSON Lines file ({n_hands:,} hands, {lines:,} events)",
-             n_hands / best_aud, "hands/s", "decode only, same reader and bytes",
-             n_hands / best_dec, TARGET, ">= 50% of decode-only"),
-        {"name": "  same, events/s", "value": lines / best_aud, "unit": "events/s",
-         "reference": "decode only", "reference_value": lines / best_dec,
-         "ratio": best_dec / best_aud, "target": "", "ok": None},
+             n_hands / best["audit"], "hands/s", reference + ", in hands/s",
+             n_hands / best["dicts"], TARGET, ">= 0.8 of the dict decode (issue #20)"),
+        _row("  same, events/s", lines / best["audit"], "events/s", reference, dict_rate,
+             None, ""),
+        _row("  decode into the contract's Structs with validation (the audit's reader "
+             "and decoder, no auditor)", lines / best["decode"], "events/s", reference,
+             dict_rate, None, "informational"),
     ]
 
 

@@ -108,3 +108,21 @@ def test_a_torn_last_line_of_a_growing_file_is_left_for_the_next_read(tmp_path: 
     assert [r.value for b in log.read({0: 3}) for r in b] == [whole[2]]
     one_shot = jsonl.JsonlLog(str(path))  # a one-shot reader reads it, to refuse it
     assert [r.value for b in one_shot.read({0: 4}) for r in b] == [b"not json and no newline"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_line_batches_number_the_lines_of_the_whole_file(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader without a record per line (``uth audit``'s): each batch's first line
+    number and lines, the same lines at the same numbers as the whole file read at once."""
+    rng = random.Random(100 + seed)
+    monkeypatch.setattr(jsonl, "MAX_LINE", 25)
+    for _ in range(40):
+        data = _awkward_file(rng)
+        first, batch = rng.randint(1, 10), rng.randint(1, 5)
+        monkeypatch.setattr(jsonl, "BLOCK", rng.choice([1, 2, 3, 7, 64, 1 << 22]))
+        batches = list(jsonl.line_batches(io.BytesIO(data), first, never, batch))
+        numbered = [(n, line) for n, lines in batches for n, line in enumerate(lines, n)]
+        assert numbered == [(n, line) for n, line in enumerate(_reference(data), 1)
+                            if n >= first]
+        assert all(0 < len(lines) <= batch for _, lines in batches)
