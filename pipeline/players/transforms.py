@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from pipeline.warehouse import CONFLICT_LOSERS, META
 
@@ -42,10 +43,21 @@ def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
             columns: tuple[str, ...] = ()) -> None:
-    if rows:
-        marks = ", ".join("?" * len(rows[0]))
-        names = f" ({', '.join(columns)})" if columns else ""
-        con.executemany(f"INSERT INTO {table}{names} VALUES ({marks})", rows)
+    """Insert ``rows`` (values in the order of ``columns``, or of the table's columns) in
+    one statement over an Arrow table of them: ``executemany`` ran one insert per row
+    (6 s for 1,500 rating slips). Each column is typed as Arrow reads its Python values
+    and cast to the table's type by the insert, as the parameters of ``executemany``
+    were."""
+    if not rows:
+        return
+    width = len(rows[0])
+    values = pa.table({f"c{i}": pa.array([row[i] for row in rows]) for i in range(width)})
+    names = f" ({', '.join(columns)})" if columns else ""
+    con.register("player_rows", values)
+    try:
+        con.execute(f"INSERT INTO {table}{names} SELECT * FROM player_rows")
+    finally:
+        con.unregister("player_rows")
 
 
 def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
