@@ -35,10 +35,14 @@ _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
 def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
     from events.contract.codec import decode_many
 
-    cur = con.execute(f"""SELECT CAST({_EVENT_JSON} AS VARCHAR) FROM events
-        WHERE event_id NOT IN {CONFLICT_LOSERS} ORDER BY table_id, seq""")
-    while rows := cur.fetchmany(BATCH):
-        yield decode_many([r[0].encode() for r in rows])
+    # as Arrow batches of bytes, which the decoder reads as they are (fetched as rows,
+    # each text was a tuple and then encoded again: a sixth of the step)
+    reader = con.sql(f"""SELECT CAST(CAST({_EVENT_JSON} AS VARCHAR) AS BLOB) FROM events
+        WHERE event_id NOT IN {CONFLICT_LOSERS} ORDER BY table_id, seq""").to_arrow_reader(
+        BATCH)
+    for batch in reader:
+        if batch.num_rows:
+            yield decode_many(batch.column(0).to_pylist())
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
