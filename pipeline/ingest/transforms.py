@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import duckdb
 import msgspec
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -197,7 +198,7 @@ def _batch(ids: list[Any], types: list[Any], tables: list[Any], hands: list[Any]
            ) -> DecodedBatch:
     n = len(ids)
     table = pa.table([
-        pa.array(range(n), pa.int64()), pa.array(ids, pa.string()),
+        pa.array(np.arange(n, dtype=np.int64)), pa.array(ids, pa.string()),
         pa.array(types, pa.string()), pa.array(tables, pa.string()),
         pa.array(hands, pa.string()), pa.array(seqs, pa.int64()),
         pa.array(times, pa.string()), pa.array(payloads, pa.binary()).cast(pa.string()),
