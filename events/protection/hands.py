@@ -12,6 +12,8 @@ started again.
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -91,6 +93,54 @@ def _ms(text: str) -> int:
     return round(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
 
 
+class _Rows:
+    """The seat-hands taken so far, packed as they end: machine integers in arrays and
+    shared strings, so that memory grows by a few hundred bytes a seat-hand (a hand's
+    dicts and lists are dropped when it ends)."""
+
+    INTS = ("seat", "ordinal", "started_ms", "ended_ms", "ante", "blind", "trips", "play",
+            "result")
+
+    def __init__(self) -> None:
+        self.table_id: list[str] = []
+        self.hand_id: list[str] = []
+        self.dealer_id: list[str] = []
+        self.player_ref: list[str | None] = []
+        self.ints = {k: array("q") for k in self.INTS}
+        self.cards = array("q")  # nine a seat-hand: hole, dealer, board
+        self.complete = array("b")
+        self.decisions = array("q")  # three a decision: seat-hand, street, multiple
+
+    def __len__(self) -> int:
+        return len(self.complete)
+
+    def add(self, hand: _Hand, seat: int, ended_at: str) -> None:
+        row = len(self)
+        ints = self.ints
+        ref = hand.refs.get(seat)
+        self.table_id.append(hand.table_id)
+        self.hand_id.append(hand.hand_id)
+        self.dealer_id.append(hand.dealer_id)
+        self.player_ref.append(None if ref is None else sys.intern(ref))
+        bets = hand.bets[seat]
+        for name, value in (("seat", seat), ("ordinal", hand.ordinal),
+                            ("started_ms", _ms(hand.started_at)), ("ended_ms", _ms(ended_at)),
+                            ("ante", bets["ante"]), ("blind", bets.get("blind", 0)),
+                            ("trips", bets.get("trips", 0)), ("play", hand.play.get(seat, 0)),
+                            ("result", hand.result.get(seat, 0))):
+            ints[name].append(value)
+        cards = hand.hole.get(seat)
+        if cards is None or len(hand.dealer) != 2 or len(hand.board) != 5:
+            self.cards.extend([0] * 9)
+            self.complete.append(0)
+            return
+        self.cards.extend([_INDEX[c] for c in (*cards, *hand.dealer, *hand.board)])
+        self.complete.append(1)
+        for street, multiple, auto in hand.decisions.get(seat, []):
+            if not auto:  # the table decided on a timeout: not the player's choice
+                self.decisions.extend((row, street, multiple))
+
+
 class HandFolder:
     """Feed decoded events in log order (other items are ignored); :meth:`seat_hands`."""
 
@@ -98,7 +148,7 @@ class HandFolder:
         self._open: dict[str, _Hand] = {}
         self._rulesets: dict[str, str] = {}
         self._ordinals: dict[str, int] = {}
-        self._rows: list[tuple[_Hand, int, str]] = []  # (hand, seat, ended_at)
+        self._rows = _Rows()
         self._adjusted: dict[tuple[str, str, int], int] = {}  # (table, hand, seat): cents
         self._disputes_seen: set[str] = set()  # DisputeResolved event ids
         self._ended: set[tuple[str, str]] = set()  # (table, hand) of hands ended or voided
@@ -127,8 +177,9 @@ class HandFolder:
                 n = self._ordinals.get(ev.table_id, 0)
                 self._ordinals[ev.table_id] = n + 1
                 p = ev.payload
-                self._open[hand_id] = _Hand(ev.table_id, hand_id, p.dealer_id, ev.occurred_at,
-                                            n, dict(p.player_refs or {}), list(p.seats))
+                self._open[hand_id] = _Hand(sys.intern(ev.table_id), hand_id,
+                                            sys.intern(p.dealer_id), ev.occurred_at, n,
+                                            dict(p.player_refs or {}), list(p.seats))
                 continue
             hand = self._open.get(hand_id)
             if hand is None:
@@ -170,10 +221,9 @@ class HandFolder:
             assert isinstance(ev, HandEnded)
             del self._open[hand.hand_id]
             self._ended.add((hand.table_id, hand.hand_id))
-            hand.seen = set()
             for seat in hand.seats:
                 if "ante" in hand.bets.get(seat, {}):
-                    self._rows.append((hand, seat, ev.occurred_at))
+                    self._rows.add(hand, seat, ev.occurred_at)
         elif kind is HandVoided:
             del self._open[hand.hand_id]
             self._ended.add((hand.table_id, hand.hand_id))
@@ -181,50 +231,27 @@ class HandFolder:
     def seat_hands(self) -> SeatHands:
         rows = self._rows
         n = len(rows)
-        hole = np.zeros((n, 2), dtype=np.int64)
-        dealer = np.zeros((n, 2), dtype=np.int64)
-        board = np.zeros((n, 5), dtype=np.int64)
-        complete = np.zeros(n, dtype=np.bool_)
-        dh: list[int] = []
-        ds: list[int] = []
-        dm: list[int] = []
-        for i, (hand, seat, _) in enumerate(rows):
-            cards = hand.hole.get(seat)
-            if cards is None or len(hand.dealer) != 2 or len(hand.board) != 5:
-                continue
-            hole[i] = [_INDEX[c] for c in cards]
-            dealer[i] = [_INDEX[c] for c in hand.dealer]
-            board[i] = [_INDEX[c] for c in hand.board]
-            complete[i] = True
-            for street, multiple, auto in hand.decisions.get(seat, []):
-                if not auto:  # the table decided on a timeout: not the player's choice
-                    dh.append(i)
-                    ds.append(street)
-                    dm.append(multiple)
-        dec_hand = np.array(dh, dtype=np.int64)
-        keep = complete[dec_hand] if n else np.zeros(0, np.bool_)
-
-        def col(values: Iterable[int]) -> IntArray:
-            return np.fromiter(values, dtype=np.int64, count=n)
-
+        ints = {k: np.frombuffer(v, dtype=np.int64) if n else np.zeros(0, np.int64)
+                for k, v in rows.ints.items()}
+        cards = (np.frombuffer(rows.cards, dtype=np.int64) if n
+                 else np.zeros(0, np.int64)).reshape(n, 9)
+        decisions = (np.frombuffer(rows.decisions, dtype=np.int64) if len(rows.decisions)
+                     else np.zeros(0, np.int64)).reshape(-1, 3)
+        tables, hands = rows.table_id, rows.hand_id
+        adjusted = self._adjusted
+        adjustment = np.fromiter(
+            (adjusted.get((t, h, s), 0) for t, h, s in zip(
+                tables, hands, ints["seat"].tolist(), strict=True)), dtype=np.int64, count=n)
         return SeatHands(
-            table_id=[h.table_id for h, _, _ in rows],
-            hand_id=[h.hand_id for h, _, _ in rows],
-            dealer_id=[h.dealer_id for h, _, _ in rows],
-            ruleset=[self._rulesets.get(h.table_id, "") for h, _, _ in rows],
-            player_ref=[h.refs.get(s) for h, s, _ in rows],
-            seat=col(s for _, s, _ in rows),
-            ordinal=col(h.ordinal for h, _, _ in rows),
-            started_ms=col(_ms(h.started_at) for h, _, _ in rows),
-            ended_ms=col(_ms(e) for _, _, e in rows),
-            ante=col(h.bets[s]["ante"] for h, s, _ in rows),
-            blind=col(h.bets[s].get("blind", 0) for h, s, _ in rows),
-            trips=col(h.bets[s].get("trips", 0) for h, s, _ in rows),
-            play=col(h.play.get(s, 0) for h, s, _ in rows),
-            result=col(h.result.get(s, 0) for h, s, _ in rows),
-            adjustment=col(self._adjusted.get((h.table_id, h.hand_id, s), 0) for h, s, _ in rows),
-            hole=hole, dealer=dealer, board=board, cards_known=complete,
-            dec_hand=dec_hand[keep],
-            dec_street=np.array(ds, dtype=np.int64)[keep],
-            dec_multiple=np.array(dm, dtype=np.int64)[keep],
+            table_id=tables, hand_id=hands, dealer_id=rows.dealer_id,
+            ruleset=[self._rulesets.get(t, "") for t in tables], player_ref=rows.player_ref,
+            seat=ints["seat"].copy(), ordinal=ints["ordinal"].copy(),
+            started_ms=ints["started_ms"].copy(), ended_ms=ints["ended_ms"].copy(),
+            ante=ints["ante"].copy(), blind=ints["blind"].copy(), trips=ints["trips"].copy(),
+            play=ints["play"].copy(), result=ints["result"].copy(), adjustment=adjustment,
+            hole=cards[:, 0:2].copy(), dealer=cards[:, 2:4].copy(), board=cards[:, 4:9].copy(),
+            cards_known=np.frombuffer(rows.complete, dtype=np.int8).astype(np.bool_)
+            if n else np.zeros(0, np.bool_),
+            dec_hand=decisions[:, 0].copy(), dec_street=decisions[:, 1].copy(),
+            dec_multiple=decisions[:, 2].copy(),
         )

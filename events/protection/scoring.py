@@ -44,6 +44,7 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 NULL_HOLDINGS = 9  # M: holdings drawn per seat-hand for the null moments
 COMPLETIONS = (20, 12, 1)  # K per street (the river's board is complete: exact)
+HOLDINGS_CHUNK = 65_536  # seat-hands whose null holdings are drawn at once
 CHUNK = 384  # decisions per vectorized pass (bounds the (N, Q, K, 7) working set)
 
 
@@ -80,11 +81,16 @@ def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, vis
     out = np.empty((len(hole), m + 1, 2), dtype=np.int64)
     out[:, 0] = dealer
     for v in np.unique(visible).tolist():
-        rows = np.flatnonzero(visible == v)
-        pool = unseen_cards(np.concatenate([hole[rows], board[rows, :v]], axis=1))
-        keys = rng.random((len(rows), m, pool.shape[1]))
-        picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
-        out[rows, 1:] = pool[np.arange(len(rows))[:, None, None], picks]
+        seat_hands = np.flatnonzero(visible == v)
+        # a slice at a time: the draws' keys take m * 52 floats a seat-hand, which for a
+        # whole floor's seat-hands at once would not fit in memory (the same draws: the
+        # generator fills the keys in order whatever the slices)
+        for lo in range(0, len(seat_hands), HOLDINGS_CHUNK):
+            rows = seat_hands[lo:lo + HOLDINGS_CHUNK]
+            pool = unseen_cards(np.concatenate([hole[rows], board[rows, :v]], axis=1))
+            keys = rng.random((len(rows), m, pool.shape[1]))
+            picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
+            out[rows, 1:] = pool[np.arange(len(rows))[:, None, None], picks]
     return out
 
 
