@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -174,12 +175,31 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text or "conflicting" in text or "being used by another" in text
 
 
+MEMORY_LIMIT = "4GB"  # DuckDB's own default is 80% of the machine, beside the loader's
+
+
+def memory_limit() -> str:
+    """What one warehouse connection may hold before DuckDB spills to disk (beside the
+    file): ``UTH_DUCKDB_MEMORY`` (e.g. ``8GB``), else :data:`MEMORY_LIMIT`. Bounded, so that
+    a load's sorts and joins over a large warehouse never take the memory the loader's own
+    work needs."""
+    value = os.environ.get("UTH_DUCKDB_MEMORY", MEMORY_LIMIT).strip()
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)? ?[KMGT]i?B", value):
+        raise ValueError(f"UTH_DUCKDB_MEMORY={value[:20]!r}: give a size such as 4GB")
+    return value
+
+
 def _connect(path: Path, read_only: bool, timeout: float) -> duckdb.DuckDBPyConnection:
+    limit = memory_limit()
     deadline = time.monotonic() + timeout
     wait = 0.02
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            # a setting of the database, not a config: a connection opened elsewhere in the
+            # process without it (a test, a notebook) must not be refused for differing
+            con.execute(f"SET memory_limit = '{limit}'")
+            return con
         except duckdb.IOException as exc:
             if not _is_lock_error(exc) or time.monotonic() >= deadline:
                 if not _is_lock_error(exc):
