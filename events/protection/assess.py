@@ -27,14 +27,13 @@ import numpy.typing as npt
 
 from events.protection.hands import SeatHands
 from events.protection.scoring import Decisions, Gains, score
+from events.protection.tally import VERSIONS, PairSums, Tally, first_most
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 _NORMAL = NormalDist()
 FALSE_ALARM_RATE = 1e-4  # per honest player assessed
 THRESHOLD = -_NORMAL.inv_cdf(FALSE_ALARM_RATE)  # 3.719 on the adjusted score
-VERSIONS = 3  # both, first card, second card
-EVIDENCE_HANDS = 5
 MIN_HANDS = 50
 DEALER_MIN_HANDS = 50  # a dealer's hands tested on their own from this many
 # a longer pause between a seat's hands ends its seat session (the analytics' table and
@@ -88,12 +87,17 @@ class Assessment:
                             for d in self.dealers]}
 
 
-def player_keys(sh: SeatHands) -> list[str]:
+Sessions = dict[tuple[str, int], tuple[int, str, int]]  # (table, seat): its last hand's
+# (ordinal, session name, end)
+
+
+def player_keys(sh: SeatHands, sessions: Sessions | None = None) -> list[str]:
     """The player of each seat-hand: its pseudonym, or its seat session's name (a session
     ends with a hand the seat sits out, or a pause of more than ``SESSION_GAP_MS`` between
-    the seat's hands: a table closed overnight does not join two evenings' players)."""
+    the seat's hands: a table closed overnight does not join two evenings' players).
+    ``sessions`` carries the seats' sessions from one slice of seat-hands to the next."""
     keys: list[str] = [""] * len(sh)
-    last: dict[tuple[str, int], tuple[int, str, int]] = {}
+    last: Sessions = {} if sessions is None else sessions
     for i in np.lexsort((sh.ordinal, sh.seat)).tolist():
         ref = sh.player_ref[i]
         if ref is not None:
@@ -130,15 +134,14 @@ def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
                  part.legal_max)
 
 
-def _z(g: FloatArray, v: FloatArray) -> float:
-    total = float(v.sum())
-    return float(g.sum()) / math.sqrt(total) if total > 0 else 0.0
+def model_z(gain: float, var: float) -> float:
+    """A sum of gains standardized by the sum of their null variances."""
+    return gain / math.sqrt(var) if var > 0 else 0.0
 
 
-def _versions(gains: Gains, rows: IntArray) -> tuple[float, float, float]:
-    return (_z(gains.both[rows], gains.var_both[rows]),
-            _z(gains.one_a[rows], gains.var_one[rows]),
-            _z(gains.one_b[rows], gains.var_one[rows]))
+def _versions(p: PairSums) -> tuple[float, float, float]:
+    return (model_z(p.gain[0], p.var[0]), model_z(p.gain[1], p.var[1]),
+            model_z(p.gain[2], p.var[2]))
 
 
 def adjusted_score(z_max: float, tests: int) -> float:
@@ -151,67 +154,57 @@ def adjusted_score(z_max: float, tests: int) -> float:
 
 def assess(sh: SeatHands, gains: Gains, keys: list[str], min_hands: int = MIN_HANDS,
            threshold: float = THRESHOLD) -> list[Assessment]:
+    """Every player of these seat-hands with at least ``min_hands`` of them (see
+    :func:`assess_players`)."""
+    return assess_players(Tally.of(sh, gains, keys), min_hands, threshold)
+
+
+def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = THRESHOLD
+                   ) -> list[Assessment]:
     """Every player with at least ``min_hands`` seat-hands, strongest score first.
 
     A player's scores are tested over all their hands and over the hands of each dealer
     they sat with for at least ``DEALER_MIN_HANDS`` (a hole-carder who sees only when one
-    dealer deals); the score is the strongest, adjusted for how many were tested."""
-    order: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        order.setdefault(k, []).append(i)
-    decisions = np.bincount(sh.dec_hand, minlength=len(sh))
+    dealer deals); the score is the strongest, adjusted for how many were tested. The
+    pattern is the version strongest over the hands of that test; the evidence, that
+    test's hands with the largest gain in the pattern's version for its variance."""
     out = []
-    for player, rows_list in order.items():
-        if len(rows_list) < min_hands:
+    for player, sums in tally.players.items():
+        every = sums.total()
+        if every.n < min_hands:
             continue
-        rows = np.array(rows_list, dtype=np.int64)
-        groups: list[tuple[str | None, IntArray]] = [(None, rows)]
-        by_dealer: dict[str, list[int]] = {}
-        for i in rows_list:
-            by_dealer.setdefault(sh.dealer_id[i], []).append(i)
-        if len(by_dealer) > 1:
-            groups += [(d, np.array(ix, dtype=np.int64)) for d, ix in sorted(by_dealer.items())
-                       if len(ix) >= DEALER_MIN_HANDS]
-        scored = [(max(_versions(gains, ix)), d, ix) for d, ix in groups]
-        z_max, only, best_rows = max(scored, key=lambda t: (t[0], t[1] is None))
+        groups: list[tuple[str | None, PairSums]] = [(None, every)]
+        if len(sums.dealers) > 1:
+            groups += [(d, p) for d, p in sorted(sums.dealers.items())
+                       if p.n >= DEALER_MIN_HANDS]
+        scored = [(max(_versions(p)), d, p) for d, p in groups]
+        z_max, only, best = max(scored, key=lambda t: (t[0], t[1] is None))
         score = adjusted_score(z_max, VERSIONS * len(groups))
         flagged = score >= threshold
-        z_both, z_a, z_b = _versions(gains, best_rows)
+        z_both, z_a, z_b = _versions(best)
         if z_both >= max(z_a, z_b):
-            g, v, pattern = gains.both[rows], gains.var_both[rows], "hole-card-both"
+            version, pattern = 0, "hole-card-both"
         else:
-            g = gains.one_a[rows] if z_a >= z_b else gains.one_b[rows]
-            v, pattern = gains.var_one[rows], "hole-card-one"
-        in_best = np.isin(rows, best_rows)
-        strength = np.where(in_best, g / np.sqrt(np.maximum(v, 1e-12)), -np.inf)
-        top = rows[np.argsort(-strength, kind="stable")[:EVIDENCE_HANDS]]
-        overall = _versions(gains, rows)
-        tables = [sh.table_id[i] for i in rows_list]
+            version, pattern = (1 if z_a >= z_b else 2), "hole-card-one"
+        overall = _versions(every)
+        shares = [DealerShare(d, p.n, p.gain[version], model_z(p.gain[version], p.var[version]))
+                  for d, p in sums.dealers.items()]
+        shares.sort(key=lambda s: (-s.z, s.dealer_id))
         out.append(Assessment(
             player=player,
-            table_id=max(set(tables), key=tables.count),
-            seats=tuple(sorted({int(s) for s in sh.seat[rows]})),
-            hands=len(rows_list),
-            decisions=int(decisions[rows].sum()),
+            table_id=first_most(sums.tables),
+            seats=tuple(sorted(sums.seats)),
+            hands=every.n,
+            decisions=sums.decisions,
             score=score, z_both=overall[0], z_one=max(overall[1:]), flagged=flagged,
             pattern=pattern if flagged else None,
-            evidence=tuple(sh.hand_id[i] for i in top.tolist()),
-            dealers=_dealer_shares([sh.dealer_id[i] for i in rows_list], g, v),
-            gain=float(g.sum()),
+            evidence=tuple(hand for _, _, hand in best.top[version]),
+            dealers=tuple(shares),
+            gain=every.gain[version],
             only_with_dealer=only if flagged else None,
         ))
     out.sort(key=lambda a: (-a.score, a.player))
     return out
-
-
-def _dealer_shares(dealers: list[str], g: FloatArray, v: FloatArray) -> tuple[DealerShare, ...]:
-    by: dict[str, list[int]] = {}
-    for i, d in enumerate(dealers):
-        by.setdefault(d, []).append(i)
-    shares = [DealerShare(d, len(ix), float(g[ix].sum()), _z(g[ix], v[ix]))
-              for d, ix in by.items()]
-    shares.sort(key=lambda s: (-s.z, s.dealer_id))
-    return tuple(shares)
 
 
 @dataclass(frozen=True)

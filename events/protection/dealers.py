@@ -29,24 +29,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
-
 from events.protection.assess import (
     DEALER_MIN_HANDS,
-    EVIDENCE_HANDS,
     MIN_HANDS,
     THRESHOLD,
-    VERSIONS,
     adjusted_score,
+    model_z,
 )
 from events.protection.hands import SeatHands
 from events.protection.scoring import Gains
+from events.protection.tally import VERSIONS, HandSums, PairSums, Tally
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 NAMES = ("both", "first", "second")
 CONTRAST = 2.0  # a flagged dealer "flashes" when the gain there beats elsewhere by this
+TOP_PLAYERS = 3  # the players named, most gain at the dealer's hands first
 
 
 @dataclass(frozen=True)
@@ -89,96 +85,64 @@ def _contrast(s1: float, q1: float, n1: int, s2: float, q2: float, n2: int) -> f
     return (s1 / n1 - s2 / n2) / math.sqrt(var) if var > 0 else 0.0
 
 
-def _model_z(g: FloatArray, v: FloatArray) -> float:
-    total = float(v.sum())
-    return float(g.sum()) / math.sqrt(total) if total > 0 else 0.0
-
-
 def assess_dealers(sh: SeatHands, gains: Gains, players: list[str],
                    min_hands: int = MIN_HANDS, threshold: float = THRESHOLD
                    ) -> list[DealerAlert]:
+    """Every dealer of these seat-hands with at least ``min_hands`` hands (see
+    :func:`dealer_alerts`)."""
+    return dealer_alerts(Tally.of(sh, gains, players), min_hands, threshold)
+
+
+def dealer_alerts(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = THRESHOLD
+                  ) -> list[DealerAlert]:
     """Every dealer with at least ``min_hands`` hands, strongest score first."""
-    versions = ((gains.both, gains.var_both), (gains.one_a, gains.var_one),
-                (gains.one_b, gains.var_one))
-    hand_of: dict[tuple[str, str], int] = {}
-    seat_hand = np.empty(len(sh), dtype=np.int64)
-    for i, key in enumerate(zip(sh.table_id, sh.hand_id, strict=True)):
-        seat_hand[i] = hand_of.setdefault(key, len(hand_of))
-    n = len(hand_of)
-    per_hand = np.zeros((VERSIONS, n))
-    for v, (g, _) in enumerate(versions):
-        np.add.at(per_hand[v], seat_hand, g)
-    hand_ids = [""] * n
-    dealer = [""] * n
-    table = [""] * n
-    for i, h in enumerate(seat_hand.tolist()):
-        hand_ids[h], dealer[h], table[h] = sh.hand_id[i], sh.dealer_id[i], sh.table_id[i]
-    by_dealer: dict[str, list[int]] = {}
-    by_table: dict[str, list[int]] = {}
-    for h in range(n):
-        by_dealer.setdefault(dealer[h], []).append(h)
-        by_table.setdefault(table[h], []).append(h)
-    seats_of: dict[str, dict[str, list[int]]] = {}  # dealer -> player -> seat-hands
-    for i, (d, p) in enumerate(zip(sh.dealer_id, players, strict=True)):
-        seats_of.setdefault(d, {}).setdefault(p, []).append(i)
-    player_rows = {p: np.array(ix, dtype=np.int64) for p, ix in _by_player(players).items()}
+    sat: dict[str, list[tuple[str, PairSums]]] = {}  # dealer -> (player, their seat-hands)
+    for player, player_sums in tally.players.items():
+        for d, pair in player_sums.dealers.items():
+            sat.setdefault(d, []).append((player, pair))
     out = []
-    for d, rows_list in sorted(by_dealer.items()):
-        if len(rows_list) < min_hands:
+    for d, sums in sorted(tally.dealers.items()):
+        hands = sums.hands
+        if hands.n < min_hands:
             continue
-        rows = np.array(rows_list, dtype=np.int64)
-        g = per_hand[:, rows]
-        zs = [_self_normalized(float(g[v].sum()), float((g[v] ** 2).sum()))
-              for v in range(VERSIONS)]
-        tables = sorted({table[h] for h in rows_list})
+        zs = [_self_normalized(hands.total[v], hands.squares[v]) for v in range(VERSIONS)]
+        tables = sorted(sums.at_table)
         # the tests: everyone at the dealer's hands, then each player with enough of them
-        best_z, best_v, best_player = max(zs), int(np.argmax(zs)), None
-        tested = [(p, np.array(ix, dtype=np.int64)) for p, ix in sorted(seats_of[d].items())
-                  if len(ix) >= DEALER_MIN_HANDS]
-        for p, ix in tested:
-            for v, (pg, pv) in enumerate(versions):
-                z = _model_z(pg[ix], pv[ix])
+        best_z, best_v, best_player = max(zs), zs.index(max(zs)), None
+        tested = sorted(((p, pair) for p, pair in sat[d] if pair.n >= DEALER_MIN_HANDS),
+                        key=lambda t: t[0])
+        for p, pair in tested:
+            for v in range(VERSIONS):
+                z = model_z(pair.gain[v], pair.var[v])
                 if z > best_z:
                     best_z, best_v, best_player = z, v, p
         score = adjusted_score(best_z, VERSIONS * (1 + len(tested)))
         if best_player is None:  # everyone's gain here against the tables' other dealers
-            others = np.array([h for t in tables for h in by_table[t] if dealer[h] != d],
-                              dtype=np.int64)
-            o = per_hand[best_v, others]
-            gv = g[best_v]
-            contrast = _contrast(float(gv.sum()), float((gv ** 2).sum()), len(rows),
-                                 float(o.sum()), float((o ** 2).sum()), len(others))
+            others = HandSums()
+            for t in tables:
+                rest = tally.tables[t].minus(sums.at_table[t])
+                others.n += rest.n
+                others.total[best_v] += rest.total[best_v]
+                others.squares[best_v] += rest.squares[best_v]
+            contrast = _contrast(hands.total[best_v], hands.squares[best_v], hands.n,
+                                 others.total[best_v], others.squares[best_v], others.n)
         else:  # the player's gain here against their gain with the other dealers
-            pg, pv = versions[best_v]
-            mine = player_rows[best_player]
-            here = np.array([sh.dealer_id[i] == d for i in mine.tolist()], dtype=np.bool_)
-            a, b = mine[here], mine[~here]
-            contrast = _contrast(float(pg[a].sum()), float(pv[a].sum()), len(a),
-                                 float(pg[b].sum()), float(pv[b].sum()), len(b))
+            here = tally.players[best_player].dealers[d]
+            every = tally.players[best_player].total()
+            contrast = _contrast(here.gain[best_v], here.var[best_v], here.n,
+                                 every.gain[best_v] - here.gain[best_v],
+                                 every.var[best_v] - here.var[best_v], every.n - here.n)
         flagged = score >= threshold
         pattern = None
         if flagged:
             pattern = "flashes" if contrast >= CONTRAST else "hosts-hole-carders"
-        top = rows[np.argsort(-g[best_v], kind="stable")[:EVIDENCE_HANDS]]
+        gains_there = sorted(((p, pair.gain[best_v]) for p, pair in sat[d]),
+                             key=lambda kv: (-kv[1], kv[0]))
         out.append(DealerAlert(
-            dealer_id=d, tables=tuple(tables), hands=len(rows),
-            seat_hands=sum(len(ix) for ix in seats_of[d].values()), score=score,
-            z=(zs[0], zs[1], zs[2]), contrast=contrast, flagged=flagged, pattern=pattern,
-            gain=float(g[best_v].sum()), evidence=tuple(hand_ids[h] for h in top.tolist()),
-            players=_top_players(seats_of[d], versions[best_v][0])))
+            dealer_id=d, tables=tuple(tables), hands=hands.n, seat_hands=sums.seat_hands,
+            score=score, z=(zs[0], zs[1], zs[2]), contrast=contrast, flagged=flagged,
+            pattern=pattern, gain=hands.total[best_v],
+            evidence=tuple(hand for _, _, hand in sums.top[best_v]),
+            players=tuple(gains_there[:TOP_PLAYERS])))
     out.sort(key=lambda a: (-a.score, a.dealer_id))
     return out
-
-
-def _by_player(players: list[str]) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    for i, p in enumerate(players):
-        out.setdefault(p, []).append(i)
-    return out
-
-
-def _top_players(seats: dict[str, list[int]], g: FloatArray, top: int = 3
-                 ) -> tuple[tuple[str, float], ...]:
-    """The players with the largest gain at the dealer's hands."""
-    by = {p: float(g[ix].sum()) for p, ix in seats.items()}
-    return tuple(sorted(by.items(), key=lambda kv: (-kv[1], kv[0]))[:top])

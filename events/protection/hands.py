@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 import numpy as np
@@ -88,6 +88,18 @@ class SeatHands:
     def __len__(self) -> int:
         return len(self.hand_id)
 
+    def rows(self, lo: int, hi: int) -> SeatHands:
+        """Seat-hands ``lo`` to ``hi`` (not included), with their decisions."""
+        mine = (self.dec_hand >= lo) & (self.dec_hand < hi)
+        out: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name.startswith("dec_"):
+                out[f.name] = value[mine] - (lo if f.name == "dec_hand" else 0)
+            else:
+                out[f.name] = value[lo:hi]
+        return SeatHands(**out)  # type: ignore[arg-type]
+
 
 def _ms(text: str) -> int:
     return round(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
@@ -141,17 +153,53 @@ class _Rows:
                 self.decisions.extend((row, street, multiple))
 
 
+class Adjustments:
+    """What resolved disputes paid to (+) or took from (-) each seat-hand's player, in
+    cents, keyed by (table, hand, seat); a redelivered ``DisputeResolved`` counts once."""
+
+    def __init__(self) -> None:
+        self.cents: dict[tuple[str, str, int], int] = {}
+        self._seen: set[str] = set()  # event ids
+
+    def add(self, ev: DisputeResolved) -> None:
+        if ev.event_id in self._seen or ev.hand_id is None:
+            return
+        self._seen.add(ev.event_id)
+        key = (ev.table_id, ev.hand_id, ev.payload.seat)
+        self.cents[key] = self.cents.get(key, 0) + ev.payload.adjustment
+
+    def feed(self, events: Iterable[object]) -> None:
+        """Only the ``DisputeResolved`` events of ``events`` are read."""
+        for ev in events:
+            if type(ev) is DisputeResolved:
+                assert isinstance(ev, DisputeResolved)
+                self.add(ev)
+
+
 class HandFolder:
     """Feed decoded events in log order (other items are ignored); :meth:`seat_hands`."""
 
-    def __init__(self) -> None:
+    def __init__(self, adjustments: Adjustments | None = None) -> None:
         self._open: dict[str, _Hand] = {}
         self._rulesets: dict[str, str] = {}
         self._ordinals: dict[str, int] = {}
         self._rows = _Rows()
-        self._adjusted: dict[tuple[str, str, int], int] = {}  # (table, hand, seat): cents
-        self._disputes_seen: set[str] = set()  # DisputeResolved event ids
+        # given: every resolved dispute's adjustment, read before the events, so that
+        # seat-hands may be taken as they end (the events' own are added too, once each);
+        # else gathered from the events, for seat-hands taken at the end
+        self.adjustments = Adjustments() if adjustments is None else adjustments
         self._ended: set[tuple[str, str]] = set()  # (table, hand) of hands ended or voided
+
+    @property
+    def pending(self) -> int:
+        """Seat-hands ended and not yet taken."""
+        return len(self._rows)
+
+    def take(self) -> SeatHands:
+        """The seat-hands ended since the last take (whole hands), let go here."""
+        sh = self.seat_hands()
+        self._rows = _Rows()
+        return sh
 
     def feed(self, events: Iterable[object]) -> None:
         for ev in events:
@@ -165,10 +213,7 @@ class HandFolder:
                 continue
             if kind is DisputeResolved:
                 assert isinstance(ev, DisputeResolved)
-                if ev.event_id not in self._disputes_seen:
-                    self._disputes_seen.add(ev.event_id)
-                    key = (ev.table_id, hand_id, ev.payload.seat)
-                    self._adjusted[key] = self._adjusted.get(key, 0) + ev.payload.adjustment
+                self.adjustments.add(ev)
                 continue
             if kind is HandStarted:
                 assert isinstance(ev, HandStarted)
@@ -238,7 +283,7 @@ class HandFolder:
         decisions = (np.frombuffer(rows.decisions, dtype=np.int64) if len(rows.decisions)
                      else np.zeros(0, np.int64)).reshape(-1, 3)
         tables, hands = rows.table_id, rows.hand_id
-        adjusted = self._adjusted
+        adjusted = self.adjustments.cents
         adjustment = np.fromiter(
             (adjusted.get((t, h, s), 0) for t, h, s in zip(
                 tables, hands, ints["seat"].tolist(), strict=True)), dtype=np.int64, count=n)

@@ -44,6 +44,7 @@ from events.game.strategy import flop_raise_batch, preflop_raise_batch, river_ra
 from events.game.theory import exact_base_edge, trips_theory
 from events.protection.hands import SeatHands
 from events.protection.scoring import CHUNK, COMPLETIONS, NULL_HOLDINGS, Gains, null_holdings
+from events.protection.tally import Tally, first_most
 from events.protection.values import MAX_MULTIPLE, VISIBLE, completions, value_both
 
 FloatArray = npt.NDArray[np.float64]
@@ -189,18 +190,16 @@ def gaming_days(started_ms: npt.NDArray[np.int64], day_start_minutes: int,
             .date().isoformat() for ms in started_ms.tolist()]
 
 
-def _theo(amounts: npt.NDArray[np.int64], edges: list[Fraction | None]) -> int | None:
-    """Sum of amount x edge over hands, rounded once; ``None`` when a staked hand has no
-    edge."""
+def _theo(stakes: dict[str, int], edges: dict[str, Fraction | None]) -> int | None:
+    """Sum of amount x edge over a slip's rulesets, rounded once; ``None`` when an amount
+    was staked under a ruleset with no edge."""
     total = Fraction(0)
-    by_edge: dict[Fraction, int] = {}
-    for amount, edge in zip(amounts.tolist(), edges, strict=True):
+    for ruleset, amount in stakes.items():
         if amount == 0:
             continue
+        edge = edges.get(ruleset)
         if edge is None:
             return None
-        by_edge[edge] = by_edge.get(edge, 0) + amount
-    for edge, amount in by_edge.items():
         total += edge * amount
     return cents(total)
 
@@ -208,39 +207,35 @@ def _theo(amounts: npt.NDArray[np.int64], edges: list[Fraction | None]) -> int |
 def rating_slips(sh: SeatHands, gains: Gains, players: list[str],
                  edges: dict[str, Edges] | None = None, day_start_minutes: int = 360,
                  zone: str = "UTC", seed: int = SEED) -> list[RatingSlip]:
-    """Slips per (player, gaming day in ``zone``); ``edges`` per ruleset (default
-    :func:`ruleset_edges` of the seat-hands' rulesets)."""
-    if edges is None:
-        edges = ruleset_edges(sh.ruleset)
-    unknown = Edges(None, None)
-    base_edge = [edges.get(r, unknown).base for r in sh.ruleset]
-    trips_edge = [edges.get(r, unknown).trips for r in sh.ruleset]
+    """Slips per (player, gaming day in ``zone``) of these seat-hands (see
+    :func:`slips_of`)."""
     days = gaming_days(sh.started_ms, day_start_minutes, zone)
     cost = decision_costs(sh, gains, np.random.default_rng(seed))
-    wager = sh.ante + sh.blind + sh.play + sh.trips
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, key in enumerate(zip(players, days, strict=True)):
-        groups.setdefault(key, []).append(i)
+    return slips_of(Tally.of(sh, gains, players, days, cost), edges)
+
+
+def slips_of(tally: Tally, edges: dict[str, Edges] | None = None) -> list[RatingSlip]:
+    """Slips per (player, gaming day), in that order; ``edges`` per ruleset (default
+    :func:`ruleset_edges` of the rulesets played). A slip's table is the one where most of
+    its hands were played (of equal counts, the first by name)."""
+    if edges is None:
+        edges = ruleset_edges(tally.rulesets)
+    unknown = Edges(None, None)
+    base_edge = {r: edges.get(r, unknown).base for r in tally.rulesets}
+    trips_edge = {r: edges.get(r, unknown).trips for r in tally.rulesets}
     out = []
-    for (player, day), ix in sorted(groups.items()):
-        rows = np.array(ix, dtype=np.int64)
-        spans: dict[str, tuple[int, int]] = {}
-        for i in ix:
-            t = sh.table_id[i]
-            lo, hi = spans.get(t, (int(sh.started_ms[i]), int(sh.ended_ms[i])))
-            spans[t] = (min(lo, int(sh.started_ms[i])), max(hi, int(sh.ended_ms[i])))
-        tables = [sh.table_id[i] for i in ix]
-        base = _theo(sh.ante[rows], [base_edge[i] for i in ix])
-        adjustment = int(sh.adjustment[rows].sum())
+    for (player, day), s in sorted(tally.slips.items()):
+        base = _theo({r: antes for r, (antes, _) in s.stakes.items()}, base_edge)
         out.append(RatingSlip(
-            player=player, gaming_day=day, table_id=max(set(tables), key=tables.count),
-            hands=len(ix),
-            seconds=sum(hi - lo for lo, hi in spans.values()) / 1000.0,
-            avg_ante=float(sh.ante[rows].mean()), avg_wager=float(wager[rows].mean()),
-            handle=int(wager[rows].sum()),
-            theo_base=base, theo_trips=_theo(sh.trips[rows], [trips_edge[i] for i in ix]),
-            decision_cost=None if base is None else round(float(cost[rows].sum())),
-            actual_win=-int(sh.result[rows].sum()) - adjustment,
-            dispute_adjustment=adjustment,
+            player=player, gaming_day=day,
+            table_id=first_most({t: span[0] for t, span in s.tables.items()}),
+            hands=s.hands,
+            seconds=sum(end - start for _, start, end in s.tables.values()) / 1000.0,
+            avg_ante=s.ante / s.hands, avg_wager=s.wager / s.hands, handle=s.wager,
+            theo_base=base,
+            theo_trips=_theo({r: trips for r, (_, trips) in s.stakes.items()}, trips_edge),
+            decision_cost=None if base is None else round(s.cost),
+            actual_win=-s.result - s.adjustment,
+            dispute_adjustment=s.adjustment,
         ))
     return out

@@ -1,10 +1,11 @@
-"""One pass of game protection over decoded events: seat-hands, gains, players assessed,
-the dealer view, dealers assessed."""
+"""One pass of game protection over decoded events: seat-hands folded, scored a slice at a
+time and added up (``tally``); the players assessed, the dealer view, the dealers assessed
+and, when asked, the rating slips, from those sums."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -13,41 +14,94 @@ from events.protection.assess import (
     THRESHOLD,
     Assessment,
     DealerView,
-    assess,
+    Sessions,
+    assess_players,
     dealer_view,
     gains_of,
     player_keys,
 )
-from events.protection.dealers import DealerAlert, assess_dealers
-from events.protection.hands import HandFolder, SeatHands
-from events.protection.scoring import Gains
+from events.protection.dealers import DealerAlert, dealer_alerts
+from events.protection.hands import Adjustments, HandFolder, SeatHands
+from events.protection.ratings import SEED as RATINGS_SEED
+from events.protection.ratings import RatingSlip, decision_costs, gaming_days, slips_of
+from events.protection.tally import Tally
 
 SEED = 22  # the Monte Carlo draws are seeded: the same events give the same report
+# seat-hands scored at once: the scoring's working set is about 3 KB a seat-hand, and what
+# is kept of them afterwards is sums per player, dealer and day (``tally``)
+SLICE = 65_536
 
 
 @dataclass(frozen=True)
 class ProtectionReport:
-    seat_hands: SeatHands
-    gains: Gains
-    players: list[str]  # the player of each seat-hand
+    hands: int
+    seat_hands: int
     assessments: list[Assessment]
     dealers: list[DealerView]
     dealer_alerts: list[DealerAlert]  # every dealer with enough hands, strongest first
-
-    @property
-    def hands(self) -> int:
-        return len(set(self.seat_hands.hand_id))
+    slips: list[RatingSlip] = field(default_factory=list)  # when asked for (``ratings``)
 
 
 def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
-            threshold: float = THRESHOLD, seed: int = SEED) -> ProtectionReport:
-    """Assess every player of the decoded events (batches of events in log order)."""
-    folder = HandFolder()
+            threshold: float = THRESHOLD, seed: int = SEED, *,
+            adjustments: Adjustments | None = None,
+            ratings: tuple[int, str] | None = None) -> ProtectionReport:
+    """Assess every player of the decoded events (batches of events in log order).
+
+    With ``adjustments`` (every resolved dispute's, read beforehand: :class:`Adjustments`)
+    the seat-hands are scored and added up a slice of about ``SLICE`` at a time as their
+    hands end, so that memory is bounded by the slice; without, the events' own
+    ``DisputeResolved`` are read (one may come long after its hand) and the seat-hands
+    are scored at the end, slice by slice. ``ratings=(day_start_minutes, zone)`` adds the
+    rating slips. The draws go slice after slice: the same events, seed and slices give
+    the same report."""
+    folder = HandFolder(adjustments)
+    scorer = _Scorer(np.random.default_rng(seed), ratings)
     for batch in batches:
         folder.feed(batch)
-    sh = folder.seat_hands()
-    gains = gains_of(sh, np.random.default_rng(seed))
-    keys = player_keys(sh)
-    found = assess(sh, gains, keys, min_hands, threshold)
-    return ProtectionReport(sh, gains, keys, found, dealer_view(found),
-                            assess_dealers(sh, gains, keys, min_hands, threshold))
+        if adjustments is not None and folder.pending >= SLICE:
+            scorer.add(folder.take())
+    for sh in slices(folder.take(), SLICE):
+        scorer.add(sh)
+    tally = scorer.tally
+    found = assess_players(tally, min_hands, threshold)
+    return ProtectionReport(tally.hands, tally.seat_hands, found, dealer_view(found),
+                            dealer_alerts(tally, min_hands, threshold),
+                            slips_of(tally) if ratings is not None else [])
+
+
+class _Scorer:
+    """Each slice scored (its own draws after the slice before's), its players named (the
+    seat sessions carried on) and added to the tally."""
+
+    def __init__(self, rng: np.random.Generator, ratings: tuple[int, str] | None) -> None:
+        self.tally = Tally()
+        self.rng = rng
+        self.ratings = ratings
+        self.cost_rng = np.random.default_rng(RATINGS_SEED)
+        self.sessions: Sessions = {}
+
+    def add(self, sh: SeatHands) -> None:
+        if not len(sh):
+            return
+        gains = gains_of(sh, self.rng)
+        keys = player_keys(sh, self.sessions)
+        if self.ratings is None:
+            self.tally.add(sh, gains, keys)
+            return
+        day_start, zone = self.ratings
+        self.tally.add(sh, gains, keys, gaming_days(sh.started_ms, day_start, zone),
+                       decision_costs(sh, gains, self.cost_rng))
+
+
+def slices(sh: SeatHands, size: int) -> Iterable[SeatHands]:
+    """``sh`` in slices of about ``size`` seat-hands, each of whole hands."""
+    n = len(sh)
+    lo = 0
+    while lo < n:
+        hi = min(lo + size, n)
+        while hi < n and sh.hand_id[hi] == sh.hand_id[hi - 1] and (
+                sh.table_id[hi] == sh.table_id[hi - 1]):
+            hi += 1
+        yield sh if (lo, hi) == (0, n) else sh.rows(lo, hi)
+        lo = hi

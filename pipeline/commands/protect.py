@@ -57,15 +57,27 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def protect_source(source: str, min_hands: int | None = None) -> Any:
-    """The ``ProtectionReport`` of everything in ``source``."""
+def protect_source(source: str, min_hands: int | None = None,
+                   ratings: tuple[int, str] | None = None) -> Any:
+    """The ``ProtectionReport`` of everything in ``source`` (``ratings=(day_start_minutes,
+    zone)``: with the rating slips). The source is read twice: first for the resolved
+    disputes' adjustments, so that the seat-hands are scored a slice at a time as their
+    hands end (memory bounded by the slice, not by the log)."""
     from events.contract.codec import decode_records
     from events.protection.assess import MIN_HANDS
+    from events.protection.hands import Adjustments
     from events.protection.report import protect
     from pipeline.commands.audit import read_batches
 
+    adjustments = Adjustments()
+    for chunk in read_batches(source):
+        # only a line that may hold one is decoded: the type's name as it is, or escaped
+        wanted = [(p, v) for p, v in chunk if b"DisputeResolved" in v or b"\\" in v]
+        if wanted:
+            adjustments.feed(decode_records(wanted))
     batches = (decode_records(chunk) for chunk in read_batches(source))
-    return protect(batches, MIN_HANDS if min_hands is None else min_hands)
+    return protect(batches, MIN_HANDS if min_hands is None else min_hands,
+                   adjustments=adjustments, ratings=ratings)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,12 +93,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
     try:
-        report = protect_source(args.source, args.min_hands)
+        ratings = where if getattr(args, "ratings", False) else None
+        report = protect_source(args.source, args.min_hands, ratings)
     except (LogError, OSError) as exc:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "ratings", False):
-        write_ratings(report, sys.stdout, args.json, *where)
+        write_ratings(report, sys.stdout, args.json)
     elif getattr(args, "dealers", False):
         write_dealers(report, sys.stdout, args.json)
     else:
@@ -164,13 +177,8 @@ def _cents(value: int | None) -> str:
     return "unknown" if value is None else f"{value / 100:,.2f}"
 
 
-def write_ratings(report: Any, out: IO[str], as_json: bool, day_start_minutes: int,
-                  zone: str) -> None:
-    from events.protection.ratings import rating_slips
-
-    slips = rating_slips(report.seat_hands, report.gains, report.players,
-                         day_start_minutes=day_start_minutes, zone=zone)
-    for s in slips:
+def write_ratings(report: Any, out: IO[str], as_json: bool) -> None:
+    for s in report.slips:
         if as_json:
             out.write(json.dumps({
                 "player": s.player, "gaming_day": s.gaming_day, "table_id": s.table_id,

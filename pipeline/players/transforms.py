@@ -2,8 +2,9 @@
 rebuilt from the warehouse's events by ``events.protection`` (the same analysis as ``uth
 protect``).
 
-A player's score is a statistic over all their hands, so the tables are rebuilt whole; a
-load that brought no new events leaves them as they are (the event count they were built
+A player's score is a statistic over all their hands, so the tables are rebuilt whole (in
+memory bounded by a slice of seat-hands: the analysis keeps sums, ``events.protection.
+tally``); a load that brought no new events leaves them as they are (the event count they were built
 from is kept in ``meta``). Events a sequence conflict left out are not read, as the audit
 does not read them.
 """
@@ -50,6 +51,22 @@ def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
                 yield decode_many(batch.column(0).to_pylist())
 
 
+def _adjustments(con: duckdb.DuckDBPyConnection) -> Any:
+    """Every resolved dispute's adjustment, read before the events (one may come long
+    after its hand), so that the analysis can score the seat-hands as their hands end."""
+    from events.contract.codec import decode_many
+    from events.protection.hands import Adjustments
+
+    adjustments = Adjustments()
+    reader = con.sql(f"""SELECT CAST(CAST({_EVENT_JSON} AS VARCHAR) AS BLOB) FROM events
+        WHERE type = 'DisputeResolved' AND event_id NOT IN {CONFLICT_LOSERS}
+        ORDER BY table_id, seq""").to_arrow_reader(BATCH)
+    for batch in reader:
+        if batch.num_rows:
+            adjustments.feed(decode_many(batch.column(0).to_pylist()))
+    return adjustments
+
+
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
             columns: tuple[str, ...] = ()) -> None:
     """Insert ``rows`` (values in the order of ``columns``, or of the table's columns) in
@@ -74,16 +91,15 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     """Rebuild the player tables when the warehouse holds events they were not built
     from; counts of rows written (empty when nothing changed)."""
     from events.localtime import zone_name
-    from events.protection.ratings import rating_slips
     from events.protection.report import protect
 
     events = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
     built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
     if not force and built and int(built[0][0]) == events:
         return {}
-    report = protect(_batches(con))
-    slips = rating_slips(report.seat_hands, report.gains, report.players,
-                         day_start_minutes=day_start_minutes, zone=zone_name())
+    report = protect(_batches(con), adjustments=_adjustments(con),
+                     ratings=(day_start_minutes, zone_name()))
+    slips = report.slips
     scores = {a.player: (a.score, a.flagged) for a in report.assessments}
     con.execute("DELETE FROM player_ratings")
     _insert(con, "player_ratings", [

@@ -43,7 +43,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                 else:
                     report = protect_source(source, min_hands=1)
                     best_protect = min(best_protect, time.process_time() - start)
-                    n_hands, seat_hands = report.hands, len(report.seat_hands)
+                    n_hands, seat_hands = report.hands, report.seat_hands
                     flagged = sum(a.flagged for a in report.assessments)
     rate, ref = n_hands / best_protect, audited / best_audit
     return [

@@ -42,3 +42,21 @@ def target_report(target_floor: tuple[Path, list[dict[str, Any]]]) -> Any:
     from pipeline.commands.protect import protect_source
 
     return protect_source(str(target_floor[0]))
+
+
+def scored(source: Path) -> tuple[Any, Any, list[str]]:
+    """The seat-hands of a floor, their gains and players, as the analysis scores a floor
+    of one slice (``protect`` keeps only their sums): for the tests that look at them."""
+    import numpy as np
+
+    from events.contract.codec import Rejection, decode_many
+    from events.protection.assess import gains_of, player_keys
+    from events.protection.hands import HandFolder
+    from events.protection.report import SEED, SLICE
+
+    folder = HandFolder()
+    folder.feed([e for e in decode_many(source.read_bytes().splitlines())
+                 if not isinstance(e, Rejection)])
+    sh = folder.take()
+    assert len(sh) <= SLICE  # one slice: the draws are the report's
+    return sh, gains_of(sh, np.random.default_rng(SEED)), player_keys(sh)

@@ -12,6 +12,7 @@ from typing import Any
 from events.protection.assess import THRESHOLD
 from pipeline.cli import main
 from pipeline.commands.protect import protect_source
+from tests.protection.conftest import scored
 
 
 def _session(row: dict[str, Any]) -> str:
@@ -43,10 +44,11 @@ def test_every_hole_carder_flagged_no_honest_player(
     assert weakest > THRESHOLD + 2 and strongest_honest < THRESHOLD
 
 
-def test_evidence_and_dealers_of_a_flagged_player(target_report: Any) -> None:
+def test_evidence_and_dealers_of_a_flagged_player(
+        target_report: Any, target_floor: tuple[Path, list[dict[str, Any]]]) -> None:
     report = target_report
     flagged = [a for a in report.assessments if a.flagged]
-    hand_ids = set(report.seat_hands.hand_id)
+    hand_ids = set(scored(target_floor[0])[0].hand_id)
     for a in flagged:
         assert len(a.evidence) == 5 and set(a.evidence) <= hand_ids
         assert all(h.startswith(a.table_id + "-") for h in a.evidence)

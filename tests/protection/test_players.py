@@ -127,7 +127,6 @@ def test_a_bad_roster_is_refused(tmp_path: Path, capsys: Any) -> None:
 def test_redelivered_copies_count_once(tmp_path: Path) -> None:
     """Every third event delivered twice (the contract's at-least-once delivery): the same
     players, hands, results and scores as the log without copies."""
-    from events.protection.ratings import rating_slips
     from pipeline.commands.protect import protect_source
     from tests.protection.conftest import write_floor
 
@@ -138,8 +137,7 @@ def test_redelivered_copies_count_once(tmp_path: Path) -> None:
                                 for i, x in enumerate(lines)))
     seen = []
     for source in (sink, copies):
-        r = protect_source(str(source), min_hands=1)
+        r = protect_source(str(source), min_hands=1, ratings=(360, "UTC"))
         seen.append(([(a.player, a.hands, a.score) for a in r.assessments],
-                     [(s.player, s.hands, s.handle, s.actual_win)
-                      for s in rating_slips(r.seat_hands, r.gains, r.players)]))
+                     [(s.player, s.hands, s.handle, s.actual_win) for s in r.slips]))
     assert len(seen[0][0]) == 2 and seen[1] == seen[0]

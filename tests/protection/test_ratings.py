@@ -20,7 +20,7 @@ from events.game.theory import PUBLISHED_OPTIMAL_EDGE, exact_base_edge, trips_th
 from events.protection.ratings import Edges, cents, rating_slips, ruleset_edges
 from events.protection.scoring import Gains
 from pipeline.commands.protect import protect_source
-from tests.protection.conftest import write_floor
+from tests.protection.conftest import scored, write_floor
 from tests.protection.test_players import _seat_hands
 
 CUSTOM_TOML = """title = "A casino's own blind table"
@@ -117,13 +117,14 @@ def test_a_custom_blind_table_has_no_base_theo(tmp_path: Path,
 def styles_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
     roster = ("basic", "never_raise", "weak", "basic", "always_raise", "loose")
     sink, players = write_floor(tmp_path_factory.mktemp("styles"), 1, 300, roster, seed=12)
-    return protect_source(str(sink), min_hands=1), {r["seat"]: r["profile"] for r in players}
+    return (protect_source(str(sink), min_hands=1, ratings=(360, "UTC")),
+            {r["seat"]: r["profile"] for r in players}, sink)
 
 
 def test_the_decisions_cost_is_zero_for_basic_strategy_positive_for_worse(
         styles_report: Any) -> None:
-    report, profile = styles_report
-    slips = rating_slips(report.seat_hands, report.gains, report.players)
+    report, profile, _ = styles_report
+    slips = report.slips
     by_style: dict[str, list[Any]] = {}
     for s in slips:
         seat = int(s.player.split("/seat-")[1].split("/")[0])
@@ -143,8 +144,7 @@ def test_the_decisions_cost_is_zero_for_basic_strategy_positive_for_worse(
 def test_a_smaller_raise_than_basic_strategy_costs_the_difference(styles_report: Any) -> None:
     """A 3x raise where basic strategy raises 4x is a deviation: its cost is the value of
     the 4x raise over the 3x one, the player's play stake being at risk 1x more."""
-    report, _ = styles_report
-    g, sh = report.gains, report.seat_hands
+    sh, g, _ = scored(styles_report[2])
     three = np.flatnonzero((sh.dec_street == 0) & (sh.dec_multiple == 3))
     four = np.flatnonzero((sh.dec_street == 0) & (sh.dec_multiple == 4))
     assert three.size > 20  # the weak and loose players raise 3x at times
@@ -190,8 +190,7 @@ def test_a_resolved_disputes_adjustment_counts_in_the_actual_win(tmp_path: Path)
 
 
 def _slips(source: Path) -> list[Any]:
-    report = protect_source(str(source), min_hands=1)
-    return rating_slips(report.seat_hands, report.gains, report.players)
+    return list(protect_source(str(source), min_hands=1, ratings=(360, "UTC")).slips)
 
 
 def test_each_deviation_is_valued_by_its_ev_difference() -> None:
@@ -288,16 +287,15 @@ def test_the_decisions_cost_adds_up_to_the_ev_gap_to_basic_strategy(tmp_path: Pa
     sink, players = write_floor(tmp_path, 2, 1500, ("never_raise", "always_raise",
                                                     "never_raise"), seed=13)
     profile = {(r["table_id"], r["seat"]): r["profile"] for r in players}
-    report = protect_source(str(sink), min_hands=1)
-    slips = rating_slips(report.seat_hands, report.gains, report.players)
+    slips = protect_source(str(sink), min_hands=1, ratings=(360, "UTC")).slips
     by_style: dict[str, list[Any]] = {}
     for s in slips:
         seat = int(s.player.split("/seat-")[1].split("/")[0])
         by_style.setdefault(profile[(s.table_id, seat)], []).append(s)
-    sh = report.seat_hands
+    sh, gains, _ = scored(sink)
     from events.protection.ratings import decision_costs
 
-    per_hand = decision_costs(sh, report.gains, np.random.default_rng(2222)) / sh.ante
+    per_hand = decision_costs(sh, gains, np.random.default_rng(2222)) / sh.ante
     style = np.array([profile[(t, int(seat))] for t, seat in zip(sh.table_id, sh.seat,
                                                                    strict=True)])
     for name, exact, exact_se in (("never_raise", 2 - 0.0243, 0.001),
