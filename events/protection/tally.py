@@ -65,10 +65,6 @@ class PlayerSums:
     seats: set[int] = field(default_factory=set)
     tables: dict[str, int] = field(default_factory=dict)  # seat-hands per table
 
-    @property
-    def hands(self) -> int:
-        return sum(p.n for p in self.dealers.values())
-
     def total(self) -> PairSums:
         """The player's seat-hands with every dealer."""
         out = PairSums()
