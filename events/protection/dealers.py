@@ -38,7 +38,7 @@ from events.protection.assess import (
 )
 from events.protection.hands import SeatHands
 from events.protection.scoring import Gains
-from events.protection.tally import VERSIONS, HandSums, PairSums, Tally
+from events.protection.tally import VERSIONS, PairSums, Tally
 
 NAMES = ("both", "first", "second")
 CONTRAST = 2.0  # a flagged dealer "flashes" when the gain there beats elsewhere by this
@@ -118,14 +118,11 @@ def dealer_alerts(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = T
                     best_z, best_v, best_player = z, v, p
         score = adjusted_score(best_z, VERSIONS * (1 + len(tested)))
         if best_player is None:  # everyone's gain here against the tables' other dealers
-            others = HandSums()
-            for t in tables:
-                rest = tally.tables[t].minus(sums.at_table[t])
-                others.n += rest.n
-                others.total[best_v] += rest.total[best_v]
-                others.squares[best_v] += rest.squares[best_v]
+            others = [tally.tables[t].minus(sums.at_table[t]) for t in tables]
             contrast = _contrast(hands.total[best_v], hands.squares[best_v], hands.n,
-                                 others.total[best_v], others.squares[best_v], others.n)
+                                 sum(o.total[best_v] for o in others),
+                                 sum(o.squares[best_v] for o in others),
+                                 sum(o.n for o in others))
         else:  # the player's gain here against their gain with the other dealers
             here = tally.players[best_player].dealers[d]
             every = tally.players[best_player].total()

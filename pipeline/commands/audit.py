@@ -69,9 +69,14 @@ def read_batches(source: str, batch: int = BATCH) -> Iterator[list[tuple[Any, by
             for first, lines in log.line_batches(max_batch=batch):
                 yield list(zip(range(first, first + len(lines)), lines, strict=True))
             return
-        where = log.where
-        for records in log.read(max_batch=batch):
-            yield [(where(r), r.value) for r in records]
+        yield from _positioned(log, batch)
+
+
+def _positioned(log: Any, batch: int) -> Iterator[list[tuple[Any, bytes]]]:
+    """A log's records as ``(position, raw bytes)``, batch by batch."""
+    where = log.where
+    for records in log.read(max_batch=batch):
+        yield [(where(r), r.value) for r in records]
 
 
 def decoded_batches(source: str, batch: int = BATCH) -> Iterator[list[Any]]:
@@ -88,9 +93,8 @@ def decoded_batches(source: str, batch: int = BATCH) -> Iterator[list[Any]]:
             for first, lines in log.line_batches(max_batch=batch):
                 yield decode_many(lines, first)
             return
-        where = log.where
-        for records in log.read(max_batch=batch):
-            yield decode_records([(where(r), r.value) for r in records])
+        for chunk in _positioned(log, batch):
+            yield decode_records(chunk)
 
 
 def audit_source(source: str, *, records: bool = False, batch: int = BATCH,

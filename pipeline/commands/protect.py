@@ -67,7 +67,7 @@ def protect_source(source: str, min_hands: int | None = None,
     from events.protection.assess import MIN_HANDS
     from events.protection.hands import Adjustments
     from events.protection.report import protect
-    from pipeline.commands.audit import read_batches
+    from pipeline.commands.audit import decoded_batches, read_batches
 
     adjustments = Adjustments()
     for chunk in read_batches(source):
@@ -75,8 +75,7 @@ def protect_source(source: str, min_hands: int | None = None,
         wanted = [(p, v) for p, v in chunk if b"DisputeResolved" in v or b"\\" in v]
         if wanted:
             adjustments.feed(decode_records(wanted))
-    batches = (decode_records(chunk) for chunk in read_batches(source))
-    return protect(batches, MIN_HANDS if min_hands is None else min_hands,
+    return protect(decoded_batches(source), MIN_HANDS if min_hands is None else min_hands,
                    adjustments=adjustments, ratings=ratings)
 
 

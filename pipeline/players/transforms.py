@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
 
 from pipeline.warehouse import CONFLICT_LOSERS, META
+
+if TYPE_CHECKING:
+    from events.protection.hands import Adjustments
 
 BATCH = 20_000
 RATING_COLUMNS = ("player", "gaming_day", "table_id", "hands", "hours", "avg_ante",
@@ -34,37 +37,39 @@ _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
 
 
 def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
-    from events.contract.codec import decode_many
-
     # One table at a time, in the order ``ORDER BY table_id, seq`` gives the whole: sorted
     # whole, the events' JSON was held at once (5 GB for a 200,000-hand floor), where
-    # now one table's is. As Arrow batches of bytes, which the decoder reads as they are
-    # (fetched as rows, each text was a tuple and then encoded again).
+    # now one table's is.
     tables = [row[0] for row in con.execute(
         "SELECT DISTINCT table_id FROM events ORDER BY table_id").fetchall()]
     for table_id in tables:
-        reader = con.sql(f"""SELECT CAST(CAST({_EVENT_JSON} AS VARCHAR) AS BLOB) FROM events
-            WHERE table_id IS NOT DISTINCT FROM ? AND event_id NOT IN {CONFLICT_LOSERS}
-            ORDER BY seq""", params=[table_id]).to_arrow_reader(BATCH)
-        for batch in reader:
-            if batch.num_rows:
-                yield decode_many(batch.column(0).to_pylist())
+        yield from _decoded(con, "table_id IS NOT DISTINCT FROM ?", [table_id], "seq")
 
 
-def _adjustments(con: duckdb.DuckDBPyConnection) -> Any:
+def _adjustments(con: duckdb.DuckDBPyConnection) -> Adjustments:
     """Every resolved dispute's adjustment, read before the events (one may come long
     after its hand), so that the analysis can score the seat-hands as their hands end."""
-    from events.contract.codec import decode_many
     from events.protection.hands import Adjustments
 
     adjustments = Adjustments()
+    for events in _decoded(con, "type = 'DisputeResolved'", [], "table_id, seq"):
+        adjustments.feed(events)
+    return adjustments
+
+
+def _decoded(con: duckdb.DuckDBPyConnection, where: str, params: list[Any],
+             order: str) -> Iterator[list[Any]]:
+    """The stored events matching ``where`` (those a sequence conflict left out excepted),
+    decoded, in batches. As Arrow batches of bytes, which the decoder reads as they are
+    (fetched as rows, each text was a tuple and then encoded again)."""
+    from events.contract.codec import decode_many
+
     reader = con.sql(f"""SELECT CAST(CAST({_EVENT_JSON} AS VARCHAR) AS BLOB) FROM events
-        WHERE type = 'DisputeResolved' AND event_id NOT IN {CONFLICT_LOSERS}
-        ORDER BY table_id, seq""").to_arrow_reader(BATCH)
+        WHERE {where} AND event_id NOT IN {CONFLICT_LOSERS}
+        ORDER BY {order}""", params=params).to_arrow_reader(BATCH)
     for batch in reader:
         if batch.num_rows:
-            adjustments.feed(decode_many(batch.column(0).to_pylist()))
-    return adjustments
+            yield decode_many(batch.column(0).to_pylist())
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
