@@ -64,7 +64,7 @@ def _decoded(con: duckdb.DuckDBPyConnection, where: str, params: list[Any],
     (fetched as rows, each text was a tuple and then encoded again)."""
     from events.contract.codec import decode_many
 
-    reader = con.sql(f"""SELECT CAST(CAST({_EVENT_JSON} AS VARCHAR) AS BLOB) FROM events
+    reader = con.sql(f"""SELECT encode(CAST({_EVENT_JSON} AS VARCHAR)) FROM events
         WHERE {where} AND event_id NOT IN {CONFLICT_LOSERS}
         ORDER BY {order}""", params=params).to_arrow_reader(BATCH)
     for batch in reader:
