@@ -19,6 +19,7 @@ Exactly-once, per sink:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import Counter
@@ -110,7 +111,8 @@ class Forwarder:
         self.report = IngestReport()
         self.cursor: Cursor = {}
         self.watermark: Cursor = {}
-        self.at_sink: set[str] = set()  # event ids found at the sink past the watermark
+        # event ids found at the sink past the watermark, with the digest of their bytes
+        self.at_sink: dict[str, bytes] = {}
         self.tracker = SequenceTracker()
 
     # -- setup ---------------------------------------------------------------------------
@@ -131,11 +133,12 @@ class Forwarder:
         else:
             self.watermark = self.sink.end()
 
-    def _scan_sink(self, start: Cursor, *, seed: bool) -> set[str]:
-        """Event ids stored at the sink from ``start``; with ``seed``, feed the tracker."""
+    def _scan_sink(self, start: Cursor, *, seed: bool) -> dict[str, bytes]:
+        """Event ids stored at the sink from ``start`` (with their bytes' digests); with
+        ``seed``, feed the tracker."""
         from events.logs.sqlite import SqliteLog
 
-        found: set[str] = set()
+        found: dict[str, bytes] = {}
         collect = not isinstance(self.sink, SqliteLog)  # SQLite: unique index on event_id
         try:
             for batch in self.sink.read(start):
@@ -144,10 +147,11 @@ class Forwarder:
                         ids = _ids_decoder.decode(record.value)
                     except (msgspec.ValidationError, msgspec.DecodeError):
                         continue
+                    digest = _digest(record.value)
                     if collect:
-                        found.add(ids.event_id)
+                        found[ids.event_id] = digest
                     if seed:
-                        self.tracker.seed(ids.table_id, ids.seq, ids.event_id)
+                        self.tracker.seed(ids.table_id, ids.seq, ids.event_id, digest)
         except LogError:
             if seed and _is_local(self.sink):
                 return found  # a sink file that does not exist yet holds nothing
@@ -189,18 +193,26 @@ class Forwarder:
         decoded = decode_records([(self.source.where(r), r.value) for r in batch])
         records: list[tuple[str, bytes]] = []
         ids: list[str | None] = []
+        sent: list[tuple[Record, Any]] = []
         rejects: list[Rejection] = []
         duplicates = 0
         for record, item in zip(batch, decoded, strict=True):
             if isinstance(item, Rejection):
                 rejects.append(item)
                 continue
-            if item.event_id in self.at_sink:
-                duplicates += 1
+            digest = _digest(record.value)
+            stored = self.at_sink.get(item.event_id)
+            if stored is not None:
+                if stored == digest:
+                    duplicates += 1
+                else:
+                    rejects.append(self._altered(record, item))
                 continue
-            verdict = self.tracker.observe(item.table_id, item.seq, item.event_id)
+            verdict = self.tracker.observe(item.table_id, item.seq, item.event_id, digest)
             if verdict == "duplicate":
                 duplicates += 1
+            elif verdict == "altered":
+                rejects.append(self._altered(record, item))
             elif verdict == "conflict":
                 first = self.tracker.tables[item.table_id].seen[item.seq]
                 rejects.append(Rejection(
@@ -211,7 +223,12 @@ class Forwarder:
             else:
                 records.append((item.table_id, record.value))
                 ids.append(item.event_id)
+                sent.append((record, item))
         written, dup_at_sink = self._write(records, ids)
+        if dup_at_sink:
+            altered = self._altered_at_sink(sent)
+            rejects += altered
+            dup_at_sink -= len(altered)
         if rejects:
             self._with_retries(lambda: self.sink.dead_letter(rejects, self.source.describe()))
         report.read += len(batch)
@@ -222,6 +239,24 @@ class Forwarder:
         if self.consumer:
             meta = json.dumps({"sink": self.sink.describe(), "sink_end": self.watermark})
             self._with_retries(lambda: self.source.commit(self.consumer or "", self.cursor, meta))
+
+    def _altered(self, record: Record, item: Any) -> Rejection:
+        return Rejection(
+            self.source.where(record), "conflict",
+            f"{type(item).__name__}: {item.table_id} seq {item.seq} event {item.event_id} is "
+            "already stored with other contents; this copy differs and was not stored",
+            record.value[:4096], item.event_id, item.table_id)
+
+    def _altered_at_sink(self, sent: list[tuple[Record, Any]]) -> list[Rejection]:
+        """The records of a batch a SQLite sink skipped as already stored (same
+        ``event_id``) whose stored bytes are not theirs: conflicts, not duplicates."""
+        from events.logs.sqlite import SqliteLog
+
+        if not isinstance(self.sink, SqliteLog):
+            return []
+        stored = self.sink.stored_values([item.event_id for _, item in sent])
+        return [self._altered(record, item) for record, item in sent
+                if stored.get(item.event_id, record.value) != record.value]
 
     def _write(self, records: list[tuple[str, bytes]], ids: list[str | None]) -> tuple[int, int]:
         """Append durably. After a failed append, learn what of it reached the sink before
@@ -281,6 +316,10 @@ class Forwarder:
                 if (failures >= self.retry_limit and not self.follow) or self.stop():
                     raise
                 time.sleep(self.retry_wait * min(failures, 10))
+
+
+def _digest(value: bytes) -> bytes:
+    return hashlib.blake2b(value, digest_size=16).digest()
 
 
 def _parse_meta(text: str) -> dict[str, Any]:

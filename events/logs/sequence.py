@@ -6,6 +6,8 @@ looks at ``(table_id, seq, event_id)`` as they arrive and classifies each one:
 - ``new``: store it. A ``seq`` beyond the next expected one opens a *gap* (recorded);
   a ``seq`` that fills an open gap is ``late`` (stored; reported as out of order);
 - ``duplicate``: same ``seq`` and same ``event_id`` as one already seen: count it once;
+- ``altered``: same ``seq`` and ``event_id`` as one already seen but other bytes (when
+  both digests are known): not stored, reported (the first one stays);
 - ``conflict``: same ``seq`` as an event already seen but a different ``event_id``: not
   stored, reported (the first one stays).
 
@@ -25,13 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Verdict = Literal["new", "late", "duplicate", "conflict"]
+Verdict = Literal["new", "late", "duplicate", "conflict", "altered"]
 
 
 @dataclass
 class _Table:
     next_seq: int
     seen: dict[int, str] = field(default_factory=dict)
+    digests: dict[int, bytes] = field(default_factory=dict)
     gaps: set[int] = field(default_factory=set)
     gaps_overflow: int = 0
 
@@ -49,7 +52,8 @@ class SequenceTracker:
     conflicts: int = 0
     duplicates: int = 0
 
-    def observe(self, table_id: str, seq: int, event_id: str) -> Verdict:
+    def observe(self, table_id: str, seq: int, event_id: str,
+                digest: bytes | None = None) -> Verdict:
         state = self.tables.get(table_id)
         if state is None:
             state = _Table(0 if self.expect_start else seq)
@@ -57,6 +61,10 @@ class SequenceTracker:
         known = state.seen.get(seq)
         if known is not None:
             if known == event_id:
+                first = state.digests.get(seq)
+                if digest is not None and first is not None and first != digest:
+                    self.conflicts += 1
+                    return "altered"
                 self.duplicates += 1
                 return "duplicate"
             self.conflicts += 1
@@ -74,17 +82,20 @@ class SequenceTracker:
             self.late += 1
             state.gaps.discard(seq)
         state.seen[seq] = event_id
+        if digest is not None:
+            state.digests[seq] = digest
         if seq >= state.next_seq:
             state.next_seq = seq + 1
             if len(state.seen) > self.window * 2:
                 floor = state.next_seq - self.window
                 state.seen = {s: e for s, e in state.seen.items() if s >= floor}
+                state.digests = {s: d for s, d in state.digests.items() if s >= floor}
         return verdict
 
-    def seed(self, table_id: str, seq: int, event_id: str) -> None:
+    def seed(self, table_id: str, seq: int, event_id: str, digest: bytes | None = None) -> None:
         """Record an event already stored at the sink (before this run): no verdict kept."""
         counts = (self.late, self.duplicates, self.conflicts, len(self.gap_events))
-        self.observe(table_id, seq, event_id)
+        self.observe(table_id, seq, event_id, digest)
         self.late, self.duplicates, self.conflicts = counts[:3]
         del self.gap_events[counts[3]:]
 

@@ -248,6 +248,18 @@ class SqliteLog(EventLog):
             found.update(r[0] for r in rows)
         return found
 
+    def stored_values(self, event_ids: Sequence[str]) -> dict[str, bytes]:
+        """The stored bytes of those of ``event_ids`` the log holds."""
+        found: dict[str, bytes] = {}
+        for i in range(0, len(event_ids), 500):
+            chunk = list(event_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._conn.execute(
+                f"SELECT event_id, CAST(value AS BLOB) FROM events WHERE event_id IN ({marks})",
+                chunk)
+            found.update((r[0], bytes(r[1])) for r in rows)
+        return found
+
     def close(self) -> None:
         self._conn.close()
 

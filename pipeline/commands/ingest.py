@@ -7,7 +7,8 @@
 Valid events are written in order; each invalid one goes with its reason to the sink's
 dead-letter store (Kafka topic ``uth.dead-letter``, the SQLite log's ``dead_letter`` table,
 or ``<sink>.rejected.jsonl`` beside a file). The same ``event_id`` twice is stored once;
-the same table ``seq`` with another ``event_id`` is a conflict, reported and not stored;
+the same table ``seq`` with another ``event_id``, or the same ``event_id`` with other bytes,
+is a conflict, dead-lettered and not stored;
 gaps in a table's ``seq`` are reported. With ``--consumer`` the source position is stored
 after each durable batch (so a restart resumes and repeats nothing); ``--follow`` keeps
 reading new events and retries through sink outages (its consumer name defaults to
