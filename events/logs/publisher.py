@@ -114,7 +114,14 @@ class TablePublisher:
     def _next_seq(conn: Any, table_id: str) -> int:
         row = conn.execute("SELECT next_seq FROM table_seq WHERE table_id = ?",
                            (table_id,)).fetchone()
-        return int(row[0]) if row else 0
+        if row:
+            return int(row[0])
+        # a table this publisher never numbered: continue after what other tools stored
+        # (the result is kept in table_seq by the publish that asked)
+        row = conn.execute(
+            "SELECT max(json_extract(CAST(value AS TEXT), '$.seq')) FROM events "
+            "WHERE key = ? AND json_valid(CAST(value AS TEXT))", (table_id,)).fetchone()
+        return int(row[0]) + 1 if row and isinstance(row[0], int) else 0
 
     @staticmethod
     def _stored(conn: Any, event_ids: list[str]) -> dict[str, Event]:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 import numpy as np
@@ -15,6 +16,9 @@ import numpy as np
 from events.sim.config import SimConfig
 from events.sim.floor import Floor
 from events.sim.stream import Chunk
+
+if TYPE_CHECKING:
+    from events.logs.base import EventLog
 
 
 @dataclass(frozen=True)
@@ -63,20 +67,51 @@ _id_of = msgspec.json.Decoder(_EventId).decode
 class _LogSink:
     """Any event log (SQLite, Kafka): records of (table_id, JSON bytes)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, table_ids: tuple[str, ...] = ()) -> None:
         from events.logs import open_log
 
         self.log = open_log(url)
+        try:
+            refuse_existing_tables(self.log, table_ids)
+        except ValueError:
+            self.log.close()
+            raise
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
         lines = chunk.lines(lo, hi)
-        # with their ids, so that a log that stores each event once (SQLite) does so: a
-        # second run of the same seed adds nothing
+        # with their ids, so that a log that stores each event once (SQLite) does so
         ids: list[str | None] = [_id_of(line).event_id for line in lines]
         self.log.append(list(zip(chunk.keys(lo, hi), lines, strict=True)), ids)
 
     def close(self) -> None:
         self.log.close()
+
+
+def refuse_existing_tables(log: EventLog, table_ids: tuple[str, ...]) -> None:
+    """Raise ValueError when ``log`` already holds events of any of ``table_ids``: a
+    simulation numbers each table's ``seq`` and hands from the start, so writing onto them
+    would reuse their seqs and hand ids."""
+    from events.logs.sqlite import SqliteLog
+
+    wanted = set(table_ids)
+    held: dict[str, int] = {}
+    if isinstance(log, SqliteLog):
+        marks = ",".join("?" * len(wanted))
+        held = dict(log.connection.execute(
+            f"SELECT key, count(*) FROM events WHERE key IN ({marks}) GROUP BY key",
+            sorted(wanted)).fetchall()) if wanted else {}
+    elif wanted and any(log.end().values()):
+        for batch in log.read():
+            for record in batch:
+                if record.key in wanted:
+                    held[record.key] = held.get(record.key, 0) + 1
+    if held:
+        names = ", ".join(f"{t} ({n:,} events)" for t, n in sorted(held.items())[:10])
+        more = f" and {len(held) - 10} more" if len(held) > 10 else ""
+        raise ValueError(
+            f"{log.describe()} already holds events of table {names}{more}; a simulation "
+            "numbers their seq and hands from the start, so it would reuse them: simulate "
+            "into a new log (or into a file, then uth ingest it)")
 
 
 def is_file_sink(url: str) -> bool:
@@ -100,9 +135,9 @@ def simulate(
     ``stop()`` turning true finishes the hands in progress, closes the tables and returns.
     ``progress(hands)`` is called with the count of hands written so far.
     """
-    out: _FileSink | _LogSink = _FileSink(sink, realtime) if is_file_sink(sink) else \
-        _LogSink(sink)
     floor = Floor(config, by_event=realtime)
+    out: _FileSink | _LogSink = _FileSink(sink, realtime) if is_file_sink(sink) else \
+        _LogSink(sink, floor.table_ids)
     started = time.monotonic()
     anchor = (time.time(), min(s.opens_at for s in floor.specs))
     events = hands = 0
