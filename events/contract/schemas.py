@@ -68,6 +68,8 @@ _TIME_BODY = (r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-
 _REAL_TIME = re.compile(_TIME_BODY).fullmatch
 _REAL_TIMES = re.compile(f"(?:{_TIME_BODY}\n)*").fullmatch
 _MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+# a day either side of a time's year is still a real year (zones, gaming days)
+FIRST_YEAR, LAST_YEAR = 2, 9998
 
 
 def time_problem(text: str) -> str | None:
@@ -84,6 +86,13 @@ def time_problem(text: str) -> str | None:
     "'2027-02-29T10:00:00Z' is not a real time (2027-02 has no day 29)"
     >>> time_problem("2026-12-31T23:59:60Z")
     "'2026-12-31T23:59:60Z' is a leap second (second 60), which is not recorded"
+
+    A year outside 0002..9998 is refused too: in the casino's zone, or as a gaming day
+    that started the evening before, such a time could fall outside the years 1..9999
+    the warehouse holds.
+
+    >>> time_problem("9999-12-31T23:00:00Z")[24:]
+    'is outside the years 0002 to 9998 that every zone and gaming day can hold'
     """
     if _REAL_TIME(text) is not None:
         return _calendar_problem(text)
@@ -95,7 +104,11 @@ def time_problem(text: str) -> str | None:
 
 
 def _calendar_problem(text: str) -> str | None:
-    """For a time of the right form and ranges: a day its month does not have."""
+    """For a time of the right form and ranges: a year out of bounds, or a day its month
+    does not have."""
+    if not FIRST_YEAR <= int(text[0:4]) <= LAST_YEAR:
+        return (f"{text!r} is outside the years {FIRST_YEAR:04d} to {LAST_YEAR} that every "
+                "zone and gaming day can hold")
     day = int(text[8:10])
     if day < 29:
         return None
@@ -152,6 +165,8 @@ def _common_form(joined: str, n: int) -> bool:
             & (second <= 59)).all():
         return False
     year = digits[:, 0] * 1000 + digits[:, 1] * 100 + digits[:, 2] * 10 + digits[:, 3]
+    if not ((year >= FIRST_YEAR) & (year <= LAST_YEAR)).all():
+        return False
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
     last = np.asarray(_MONTH_DAYS, dtype=np.int16)[month] - ((month == 2) & ~leap)
     return bool((day <= last).all())
