@@ -91,7 +91,7 @@ def time_problem(text: str) -> str | None:
     that started the evening before, such a time could fall outside the years 1..9999
     the warehouse holds.
 
-    >>> time_problem("9999-12-31T23:00:00Z")[24:]
+    >>> time_problem("9999-12-31T23:00:00Z")[23:]
     'is outside the years 0002 to 9998 that every zone and gaming day can hold'
     """
     if _REAL_TIME(text) is not None:
