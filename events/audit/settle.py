@@ -160,8 +160,13 @@ def _closing(state: HandState) -> tuple[str, list[Finding], bool]:
     ok = True
     if state.ruleset is None:
         table = state.table
-        why = (f"the ruleset {table.ruleset_name!r} of the table is not known" if table
-               else "no TableOpened was received for the table, so its rules are unknown")
+        if table is None:
+            why = "no TableOpened was received for the table, so its rules are unknown"
+        elif table.ruleset_invalid:
+            why = (f"the ruleset {table.ruleset_name!r} of the table is invalid "
+                   f"({table.ruleset_error})")
+        else:
+            why = f"the ruleset {table.ruleset_name!r} of the table is not known"
         found.append(state.finding(UNKNOWN_RULESET, f"The hand cannot be settled: {why}."))
         ok = False
     missing = []

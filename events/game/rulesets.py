@@ -27,6 +27,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from events.contract.schemas import MAX_AMOUNT
+
 BUILTIN_DIR = Path(__file__).with_name("rulesets")
 ENV_VAR = "UTH_RULESETS_DIR"
 
@@ -45,6 +47,9 @@ TRIPS_KEYS = tuple(HAND_KEYS)
 DEALING_ORDERS = ("community_first", "players_first")
 DECKS = ("single", "two_alternating")
 ROUNDINGS = ("down",)
+# the largest pay a table may offer, either side of the ratio (a pay of 10^18:1 would make
+# every payout overflow the warehouse's 64-bit cents and the simulator never end)
+MAX_ODDS = 10_000
 
 _RATIO_RE = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")
 _CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
@@ -249,15 +254,23 @@ class _Parser:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise self.fail(f"{prefix}.{key}", f"{value!r} must be a whole number of cents > 0")
+        if value > MAX_AMOUNT:
+            raise self.fail(f"{prefix}.{key}", f"{value} is above the {MAX_AMOUNT} cents any "
+                            "wager may be")
         return value
 
     def ratio(self, fld: str, value: Any) -> Fraction:
         match = _RATIO_RE.match(value) if isinstance(value, str) else None
         if match is None:
             raise self.fail(fld, f"'{value}' must be a ratio like {value}:1")
+        if max(len(match.group(1)), len(match.group(2))) > 12:  # no endless int()
+            raise self.fail(fld, f"'{value[:40]}' pays beyond {MAX_ODDS}:1")
         num, den = int(match.group(1)), int(match.group(2))
         if num <= 0 or den <= 0:
             raise self.fail(fld, f"'{value}' must pay more than nothing (like 3:2)")
+        if num > MAX_ODDS or den > MAX_ODDS:
+            raise self.fail(fld, f"'{value}': each side of a pay is at most {MAX_ODDS} "
+                            f"(like {MAX_ODDS}:1)")
         return Fraction(num, den)
 
     def pays(

@@ -16,7 +16,13 @@ from typing import Any, NamedTuple
 from events.audit.findings import ILLEGAL_ACTION, Finding
 from events.contract.schemas import Event, TableOpened
 from events.game.rules import SeatState
-from events.game.rulesets import Ruleset, RulesetError, TableLimits, load_ruleset
+from events.game.rulesets import (
+    Ruleset,
+    RulesetError,
+    TableLimits,
+    UnknownRulesetError,
+    load_ruleset,
+)
 
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
@@ -31,6 +37,7 @@ class TableContext:
     limits: TableLimits | None = None
     currency: str | None = None
     ruleset_error: str | None = None
+    ruleset_invalid: bool = False  # its file is there but cannot be used (ruleset_error)
 
     @classmethod
     def opened(cls, ev: TableOpened) -> TableContext:
@@ -41,6 +48,8 @@ class TableContext:
             error = None
         except (RulesetError, OSError) as exc:
             ruleset, error = None, str(exc)
+            return cls(ev.table_id, p.ruleset, None, limits, p.currency, error,
+                       not isinstance(exc, UnknownRulesetError))
         return cls(ev.table_id, p.ruleset, ruleset, limits, p.currency, error)
 
 
