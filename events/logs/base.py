@@ -63,6 +63,9 @@ class Checkpoint:
 
     cursor: Cursor
     metadata: str = ""
+    #: when the source changed under the stored cursor (a file replaced at the same path)
+    #: and ``cursor`` was set back to its start: what happened, for the reader to say
+    note: str = ""
 
 
 class LogError(Exception):

@@ -68,6 +68,7 @@ class IngestReport:
     missing: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     retries: int = 0
     error: str | None = None
+    notes: list[str] = field(default_factory=list)  # what changed at the source
 
     @property
     def rejected_total(self) -> int:
@@ -85,6 +86,7 @@ class IngestReport:
             "late": self.late, "gaps": [list(g) for g in self.gaps],
             "missing": {t: [list(r) for r in rs] for t, rs in self.missing.items()},
             "retries": self.retries, "accounted": self.accounted, "error": self.error,
+            "notes": list(self.notes),
         }
 
 
@@ -120,6 +122,8 @@ class Forwarder:
         checkpoint = self.source.committed(self.consumer) if self.consumer else None
         if checkpoint is not None:
             self.cursor = dict(checkpoint.cursor)
+            if checkpoint.note:
+                self.report.notes.append(checkpoint.note)
             meta = _parse_meta(checkpoint.metadata)
             if meta.get("sink") == self.sink.describe():
                 self.watermark = {int(p): int(o) for p, o in meta.get("sink_end", {}).items()}
@@ -302,7 +306,7 @@ class Forwarder:
                 failures = self._failed(exc, failures)
                 continue
             self.at_sink |= found
-            return found
+            return set(found)
 
     def _with_retries(self, action: Callable[[], object]) -> None:
         failures = 0

@@ -50,6 +50,7 @@ from events.logs.base import (
     sleep_unless,
     stored_keys,
 )
+from events.logs.file_identity import fingerprint, replaced
 
 if TYPE_CHECKING:
     from events.contract.codec import Rejection
@@ -187,17 +188,30 @@ class JsonlLog(EventLog):
         return data if isinstance(data, dict) else {}
 
     def committed(self, consumer: str) -> Checkpoint | None:
+        """The consumer's position; when the file at the path is no longer the one it was
+        read from (another file, shorter, or other bytes before the stored position), the
+        position is its first line and ``note`` says what happened."""
         entry = self._load_consumers().get(consumer)
         if not isinstance(entry, dict):
             return None
         line = entry.get("line")
         meta = entry.get("metadata", "")
-        return Checkpoint({0: int(line)}, str(meta)) if isinstance(line, int) else None
+        if not isinstance(line, int):
+            return None
+        stored = entry.get("file")
+        why = (replaced(self.path, stored) if self.path is not None and isinstance(stored, dict)
+               and line > 1 else None)
+        if why is None:
+            return Checkpoint({0: int(line)}, str(meta))
+        return Checkpoint({0: 1}, str(meta), (
+            f"{self.path} {why} since consumer {consumer!r} stored its position (line "
+            f"{line:,}): it was rotated or replaced, so it is read from its first line"))
 
     def commit(self, consumer: str, cursor: Cursor, metadata: str = "") -> None:
         path = self._consumers_path()
         data = self._load_consumers()
-        data[consumer] = {"line": cursor.get(0, 1), "metadata": metadata}
+        data[consumer] = {"line": cursor.get(0, 1), "metadata": metadata,
+                          "file": fingerprint(self.path) if self.path else None}
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
         try:
             with open(tmp, "w") as f:

@@ -135,7 +135,7 @@ class Progress:
 
 def render(report: Any, source: str, sink: str) -> str:
     """The report as a person reads it."""
-    lines = [f"ingest {source} -> {sink}",
+    lines = [f"ingest {source} -> {sink}", *(f"  note: {n}" for n in report.notes),
              f"  read       {report.read:>9,}",
              f"  written    {report.written:>9,}",
              f"  duplicates {report.duplicates:>9,}  (already stored: counted once)",

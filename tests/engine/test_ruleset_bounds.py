@@ -51,7 +51,7 @@ def test_limits_beyond_any_wager_are_refused(tmp_path: Path,
     path = rulesets / "huge.toml"
     path.write_text(path.read_text().replace("max_bet = 50000", "max_bet = 10000000000000"))
     monkeypatch.setenv("UTH_RULESETS_DIR", str(rulesets))
-    with pytest.raises(RulesetFileError, match="huge.toml: limits.max_bet: 10000000000000 is"):
+    with pytest.raises(RulesetFileError, match=r"huge\.toml: limits\.max_bet: 10000000000000 is"):
         load_ruleset("huge")
 
 

@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 MODULES = ["events.contract.codec", "events.contract.upcasting", "events.logs", "events.logs.base",
-           "events.logs.sequence", "events.logs.kafka_config"]
+           "events.logs.sequence", "events.logs.kafka_config", "events.logs.file_identity",
+           "events.contract.schemas"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,0 +1,65 @@
+"""Whether a file at a path is still the one a reader stored a position in.
+
+A JSON Lines source is read by line number. When it is rotated or replaced at the same path,
+the stored number means nothing in the new file: a shorter one would look as if nothing was
+new, a longer one would have its first lines skipped. So with each stored position goes the
+file's :func:`fingerprint` (identity, size, a digest of the bytes just before the position),
+and :func:`replaced` says how the file now at the path differs from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+MARK = 4096  # bytes before a stored position kept as its digest
+
+
+def _digest(path: Path, size: int) -> str:
+    n = min(size, MARK)
+    with open(path, "rb") as f:
+        return hashlib.blake2b(os.pread(f.fileno(), n, size - n), digest_size=16).hexdigest()
+
+
+def fingerprint(path: Path) -> dict[str, object] | None:
+    """The file's identity, size, and a digest of its last bytes (those before the
+    position a reader stores now); None when it cannot be read."""
+    try:
+        st = path.stat()
+        return {"dev": st.st_dev, "ino": st.st_ino, "size": st.st_size,
+                "digest": _digest(path, st.st_size)}
+    except OSError:
+        return None
+
+
+def replaced(path: Path, stored: dict[str, object]) -> str | None:
+    """How the file at ``path`` differs from the ``stored`` fingerprint (another file,
+    shorter, other bytes before the stored position), or None when it is the same file,
+    maybe grown (or gone: reading it says so).
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "floor.jsonl"
+    >>> _ = p.write_bytes(b"one\\ntwo\\n")
+    >>> mark = fingerprint(p)
+    >>> _ = p.open("ab").write(b"three\\n")
+    >>> replaced(p, mark) is None
+    True
+    >>> _ = p.write_bytes(b"new\\n")
+    >>> replaced(p, mark)
+    'is shorter (4 bytes) than then (8 bytes)'
+    """
+    size = stored.get("size")
+    try:
+        st = path.stat()
+        if not isinstance(size, int):
+            return None
+        if (st.st_dev, st.st_ino) != (stored.get("dev"), stored.get("ino")):
+            return "is another file"
+        if st.st_size < size:
+            return f"is shorter ({st.st_size:,} bytes) than then ({size:,} bytes)"
+        if _digest(path, size) != stored.get("digest"):
+            return "holds other bytes before the stored position"
+    except OSError:
+        return None
+    return None
