@@ -13,6 +13,8 @@ Exactly-once, per sink:
 - Kafka and JSON Lines: the run remembers what it wrote; a failed batch is retried only
   after reading back what of it reached the sink; on start, the sink is read from the
   end stored with the last commit (or, for files, entirely) to know what is there already.
+  With a consumer name the sink's recent records (the tracker's window) are read too, so
+  a conflict re-sent after a restart is dead-lettered, not forwarded.
   Without a consumer name there is no stored position: re-running an ingest of the same
   file into Kafka sends it again (downstream consumers still count each ``event_id`` once).
 """
@@ -132,8 +134,14 @@ class Forwarder:
             self._scan_sink({}, seed=True)
             self.watermark = self.sink.end()
         elif checkpoint is not None and self.watermark:
-            self._scan_sink(self.watermark, seed=True)
-            self.watermark = self._merge(self.watermark, self.sink.end())
+            # from before the watermark too: the tracker's window of each table's recent
+            # seqs, so that a conflict re-sent after a restart is still recognised
+            end = self.sink.end()
+            back = self.tracker.window * 4
+            start = {p: max(0, min(self.watermark.get(p, off), off - back))
+                     for p, off in end.items()}
+            self._scan_sink(start, seed=True)
+            self.watermark = self._merge(self.watermark, end)
         else:
             self.watermark = self.sink.end()
 

@@ -112,3 +112,32 @@ def test_a_longer_resimulation_into_a_log_loses_nothing_without_a_trace(
     for line in lines:  # every line is stored as it is, or dead-lettered with its reason
         assert line in stored or json.loads(line)["event_id"] in dead
     assert report["rejected"] == len(dead) > 0
+
+
+@pytest.mark.kafka
+def test_a_conflict_resent_after_a_restart_into_kafka_is_dead_lettered(
+        tmp_path: Path, kafka_url: str) -> None:
+    """Issue 30 (3): the forwarder restarts (a new run, its position stored); the source
+    then holds a second event for a seq already forwarded, and an altered copy of one."""
+    from events.logs import open_log
+    from events.logs.forward import Forwarder
+    from tests.logs.factory import lines
+
+    url = f"sqlite:///{tmp_path / 'outbox.db'}"
+    first = lines(1, 2)  # 31 events of T1
+    with SqliteLog(url) as src:
+        src.append([("T1", x) for x in first], [json.loads(x)["event_id"] for x in first])
+    with SqliteLog(url) as src, open_log(kafka_url) as sink:
+        report = Forwarder(src, sink, consumer="fwd", batch_size=10).run()
+        assert (report.written, report.rejected_total) == (31, 0)
+    again = json.loads(first[5])
+    other = {**again, "event_id": "00000000-0000-4000-8000-000000000005"}
+    altered = json.loads(first[7])
+    altered["occurred_at"] = altered["occurred_at"].replace(".000Z", ".500Z")
+    with SqliteLog(url) as src:
+        src.append([("T1", encode(other)), ("T1", encode(altered))])
+    with SqliteLog(url) as src, open_log(kafka_url) as sink:
+        report = Forwarder(src, sink, consumer="fwd", batch_size=10).run()
+        assert (report.read, report.written, report.duplicates) == (2, 0, 0)
+        assert report.rejected == {"conflict": 2}
+        assert len(list(sink.records())) == 31
