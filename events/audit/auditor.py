@@ -147,6 +147,8 @@ class Auditor(Intake):
         self.settled: list[HandSettlement] = []
         self._settled_index: dict[str, int] = {}
         self.hands_seen = 0
+        self.overlong: dict[str, int] = {}  # hand_id -> its events past MAX_HAND_EVENTS
+        self.stalled: set[str] = set()  # open hands reported silent (stall_seconds)
         self.finding_count = 0
         self.rejected_count = 0
         self.quiet = False  # rebuilding state after a restart: findings not reported

@@ -22,7 +22,9 @@ Exactly-once effect, with at-least-once delivery underneath:
    ``audit_findings``) holds each once whatever the publisher.
 
 A hand is settled only when its ``HandEnded`` or ``HandVoided`` arrives; a hand still open
-when the auditor stops is audited after the restart. SIGTERM ends the current batch,
+when the auditor stops is audited after the restart. A hand that may never end is reported
+as it happens: past ``MAX_HAND_EVENTS`` events (``overlong_hand``), or silent for
+``stall_seconds`` of table time while its table goes on (``incomplete_hand``). SIGTERM ends the current batch,
 publishes, commits and returns.
 """
 
@@ -39,6 +41,7 @@ from events.logs.base import Cursor, EventLog, Record, StopFlag, never
 
 CONSUMER = "uth-auditor"
 FINDINGS_TOPIC = "uth.audit-findings"
+STALL_SECONDS = 1800.0  # table time without an event of an open hand (default 30 minutes)
 
 Publish = Callable[[list[tuple[str, bytes]]], None]
 
@@ -74,7 +77,8 @@ class FollowAuditor:
 
     def __init__(self, log: EventLog, publish: Publish, *, consumer: str = CONSUMER,
                  stop: StopFlag = never, batch: int = 2000,
-                 on_message: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 on_message: Callable[[str, dict[str, Any]], None] | None = None,
+                 stall_seconds: float | None = STALL_SECONDS) -> None:
         self.log = log
         self.publish = publish
         self.consumer = consumer
@@ -89,6 +93,8 @@ class FollowAuditor:
         self.auditor = Auditor(
             keep=False, on_finding=self._finding, on_dispute=self._dispute,
             on_rejected=self._rejected)
+        # a hand silent this long while its table goes on is reported (it may never end)
+        self.auditor.stall_seconds = stall_seconds
 
     # ---------------------------------------------------------------------- messages
 

@@ -1,6 +1,12 @@
 """The auditor's intake: input in, each table's events in ``seq`` order, each hand's events
 collected until its ``HandEnded`` or ``HandVoided`` (see :class:`events.audit.auditor.Auditor`).
 
+A hand keeps at most :data:`MAX_HAND_EVENTS` events (its end always): the work of auditing
+one hand is bounded, and a hand with more is reported once as an ``overlong_hand`` (the
+events past the bound are counted, not audited). With ``stall_seconds`` set (``uth audit
+--follow``), a hand that has had no event for that long while its table's events go on is
+reported once as an ``incomplete_hand`` that has not ended.
+
 The common case is taken in bulk: a batch's events are grouped by table; when a table's
 events simply continue its sequence the sequencer takes them at once and they go to their
 hands a run at a time. Anything else (a gap, a redelivery, a new hand, a table event) goes
@@ -14,7 +20,8 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from events.audit.findings import Finding
+from events.audit.clean import CleanHand
+from events.audit.findings import INCOMPLETE_HAND, OVERLONG_HAND, Finding, parse_time
 from events.audit.sequence import Sequencer
 from events.contract.codec import Rejection
 from events.contract.schemas import (
@@ -29,6 +36,9 @@ from events.contract.schemas import (
 from events.replay.fold import TableContext
 
 _ENDS = frozenset((HandEnded, HandVoided))
+# a real hand has a few hundred events at most (22 seats online); many more is a fault
+# or a flood, whose audit would cost more per event the longer the hand grows
+MAX_HAND_EVENTS = 5_000
 _HAND = attrgetter("hand_id")
 
 Hand = tuple[TableContext | None, list[Event]]
@@ -61,6 +71,9 @@ class Intake:
     quiet: bool
     batch: int
     hands_seen: int
+    overlong: dict[str, int]
+    stalled: set[str]
+    stall_seconds: float | None = None
     # hands that ended since the last flush and were settled at once (the lean auditor's
     # right ones): they count toward ``batch`` as the waiting ones do, so a hand left
     # waiting (abandoned, or judged wrong) is settled no later than it was before
@@ -147,10 +160,17 @@ class Intake:
                     continue
             assert hand_id is not None  # (its hand is open)
             chunk = events[a:b]
-            if positions is not None:
+            at = positions[a:b] if positions is not None else None
+            if len(hand[1]) + len(chunk) > MAX_HAND_EVENTS:
+                keep: list[int] = []
+                for k, e in enumerate(chunk):
+                    if self._room(hand_id, len(hand[1]) + len(keep), e):
+                        keep.append(k)
+                chunk = [chunk[k] for k in keep]
+                at = [at[k] for k in keep] if at is not None else None
+            if at is not None:
                 where = self.positions.setdefault(hand_id, {})
-                where.update(zip([e.event_id for e in chunk],
-                                 positions[a:b], strict=True))
+                where.update(zip([e.event_id for e in chunk], at, strict=True))
             hand[1].extend(chunk)
             if ends:  # (an end taken one by one above would have closed the hand)
                 self._ended(hand_id, chunk[0].table_id)
@@ -172,9 +192,46 @@ class Intake:
             self.rejected.append(rejection)
         self._on_rejected_call(rejection)
 
+    def _room(self, hand_id: str, events: list[Event] | int, ev: Event) -> bool:
+        """Whether the hand (its events, or their count) may take ``ev``: under the bound,
+        or its end; else ``ev`` is counted past the bound (reported the first time)."""
+        have = events if isinstance(events, int) else len(events)
+        if have < MAX_HAND_EVENTS or type(ev) in _ENDS:
+            return True
+        past = self.overlong.get(hand_id, 0)
+        self.overlong[hand_id] = past + 1
+        if not past:
+            self._emit_all([Finding(
+                OVERLONG_HAND, hand_id, ev.table_id, None, None, None, MAX_HAND_EVENTS, None,
+                f"Hand {hand_id} has more than {MAX_HAND_EVENTS:,} events; the ones after "
+                f"the {MAX_HAND_EVENTS:,}th (from this {type(ev).__name__} on) are not "
+                "audited.", ev.event_id, ev.occurred_at)])
+        return False
+
+    def _stalled(self, ev: Event) -> None:
+        """A table event while the table's hand is open: that hand, silent for longer
+        than ``stall_seconds`` of the table's time, is reported (once)."""
+        hand_id = self.current.get(ev.table_id)
+        hand = self.open.get(hand_id) if hand_id is not None else None
+        if hand is None or not hand[1] or hand_id in self.stalled:
+            return
+        assert hand_id is not None and self.stall_seconds is not None
+        last = hand[1][-1].occurred_at
+        silent = (parse_time(ev.occurred_at) - parse_time(last)).total_seconds()
+        if silent <= self.stall_seconds:
+            return
+        self.stalled.add(hand_id)  # reported: not again
+        self._emit_all([Finding(
+            INCOMPLETE_HAND, hand_id, ev.table_id, None, None, None, None, None,
+            f"Hand {hand_id} has not ended and has had no event for {silent / 60:,.0f} "
+            f"minutes (its last at {last}) while table {ev.table_id} went on "
+            f"({type(ev).__name__} at {ev.occurred_at}).", ev.event_id, ev.occurred_at)])
+
     def _process(self, ev: Event, pos: Any) -> None:
         hand_id = ev.hand_id
         if hand_id is None:
+            if self.stall_seconds is not None and self.current:
+                self._stalled(ev)
             kind = type(ev)
             if kind is TableOpened:
                 self.tables[ev.table_id] = TableContext.opened(ev)  # type: ignore[arg-type]
@@ -188,18 +245,23 @@ class Intake:
             where[ev.event_id] = pos
         hand = self.open.get(hand_id)
         if hand is not None:
-            hand[1].append(ev)
+            if self._room(hand_id, hand[1], ev):
+                hand[1].append(ev)
             if type(ev) in _ENDS:
                 self._ended(hand_id, ev.table_id)
             return
+        if self.stall_seconds is not None and self.current:
+            self._stalled(ev)  # an event of an earlier hand: the table went on
         hand = self.ready.get(hand_id)
         if hand is not None:
-            hand[1].append(ev)  # e.g. a dispute before the hand was settled
-            self._changed(hand_id)
+            if self._room(hand_id, hand[1], ev):
+                hand[1].append(ev)  # e.g. a dispute before the hand was settled
+                self._changed(hand_id)
             return
         done = self.completed.get(hand_id)
         if done is not None:
-            self._late(hand_id, done, ev)
+            if self._room(hand_id, _kept(done[1]), ev):
+                self._late(hand_id, done, ev)
             return
         if isinstance(ev, DisputeOpened | DisputeResolved):
             self._orphan_dispute(ev)
@@ -233,3 +295,17 @@ class Intake:
         if hand_id is not None and hand_id in self.open:
             self.ready[hand_id] = self.open.pop(hand_id)
 
+
+
+def _kept(blob: Any) -> int:
+    """How many events a settled hand keeps: its list, its msgpack array's length (read
+    from the header, not decoded), or a clean hand's disputes."""
+    if isinstance(blob, list):
+        return len(blob)
+    if isinstance(blob, CleanHand):
+        return len(blob.notes)
+    head = blob[0] if blob else 0x90
+    if 0x90 <= head <= 0x9F:
+        return int(head & 0x0F)
+    size = 2 if head == 0xDC else 4
+    return int.from_bytes(blob[1 : 1 + size], "big")

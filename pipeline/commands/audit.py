@@ -47,6 +47,9 @@ def register(sub: Any) -> None:
     p.add_argument("--consumer", default="uth-auditor", help="consumer name (with --follow)")
     p.add_argument("--findings-topic", default="uth.audit-findings",
                    help="Kafka topic the findings are published to (with --follow)")
+    p.add_argument("--stalled-after", type=float, default=30.0, metavar="MINUTES",
+                   help="with --follow: report a hand with no event for this long (table "
+                        "time) while its table goes on (default 30)")
     p.add_argument("--positions", action="store_true",
                    help="give each finding the line (or log offset) of its event: a second "
                         "pass over the source")
@@ -254,7 +257,8 @@ def _follow(args: argparse.Namespace) -> int:
 
     with log:
         follower = FollowAuditor(log, sink, consumer=args.consumer, batch=args.batch,
-                                 stop=lambda: stopping["now"], on_message=show)
+                                 stop=lambda: stopping["now"], on_message=show,
+                                 stall_seconds=args.stalled_after * 60)
         summary = follower.run()
     if args.json:
         print(json.dumps({"summary": summary}), flush=True)

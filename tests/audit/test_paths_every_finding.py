@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.audit.findings import FINDING_KINDS
+from events.audit.intake import MAX_HAND_EVENTS
 from tests.audit.test_paths_every_ruleset import ORDERS, RULESETS, both_paths, floor
 
 Events = list[dict[str, Any]]
@@ -115,6 +116,14 @@ def damage(kind: str, dicts: Events, pick: int) -> Events | None:
         return _renumber(dicts[:k] + dicts[k + 1:])
     if kind == "unknown_ruleset":
         return _set(dicts, 0, ruleset="no-such-rules")
+    if kind == "overlong_hand":  # a flood of disputes, past the bound of a hand's events
+        k = _at(dicts, hand, "HandEnded", 0)
+        seat = _at(dicts, hand, "BetPlaced", pick)
+        assert k is not None and seat is not None
+        s = dicts[seat]["payload"]["seat"]
+        flood = [{**dicts[k], "type": "DisputeOpened", "payload": {"seat": s, "claim": "again"}}
+                 ] * (MAX_HAND_EVENTS + 1)
+        return _renumber([*dicts[:k + 1], *flood, *dicts[k + 1:]])
     if kind == "sequence_gap":  # an event lost: its seq is missing
         k = _at(dicts, hand, "BetPlaced", pick)
         assert k is not None
