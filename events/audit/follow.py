@@ -24,8 +24,8 @@ Exactly-once effect, with at-least-once delivery underneath:
 A hand is settled only when its ``HandEnded`` or ``HandVoided`` arrives; a hand still open
 when the auditor stops is audited after the restart. A hand that may never end is reported
 as it happens: past ``MAX_HAND_EVENTS`` events (``overlong_hand``), or silent for
-``stall_seconds`` of table time while its table goes on (``incomplete_hand``). SIGTERM ends the current batch,
-publishes, commits and returns.
+``stall_seconds`` of table time while its table goes on (``incomplete_hand``). SIGTERM
+ends the current batch, publishes, commits and returns.
 """
 
 from __future__ import annotations
