@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import msgspec
 import numpy as np
 
+from events.logs.base import LogError
 from events.sim.config import SimConfig
 from events.sim.floor import Floor
 from events.sim.stream import Chunk
@@ -65,32 +66,52 @@ _id_of = msgspec.json.Decoder(_EventId).decode
 
 
 class _LogSink:
-    """Any event log (SQLite, Kafka): records of (table_id, JSON bytes)."""
+    """Any event log (SQLite, Kafka): records of (table_id, JSON bytes).
+
+    A log that already holds events of the simulation's tables is written to only when
+    the run repeats what is there (the same arguments and seed: the same events, stored
+    once by ``event_id`` in SQLite); anything else would reuse those tables' seqs and hand
+    ids, and is refused (ValueError) before the chunk that would."""
 
     def __init__(self, url: str, table_ids: tuple[str, ...] = ()) -> None:
         from events.logs import open_log
+        from events.logs.sqlite import SqliteLog
 
         self.log = open_log(url)
         try:
-            refuse_existing_tables(self.log, table_ids)
-        except ValueError:
+            self.held = tables_held(self.log, table_ids)
+            if self.held and not isinstance(self.log, SqliteLog):
+                raise ValueError(_reuse(self.log, self.held))
+        except (ValueError, LogError):
             self.log.close()
             raise
 
     def write(self, chunk: Chunk, lo: int, hi: int) -> None:
         lines = chunk.lines(lo, hi)
+        keys = chunk.keys(lo, hi)
         # with their ids, so that a log that stores each event once (SQLite) does so
         ids: list[str | None] = [_id_of(line).event_id for line in lines]
-        self.log.append(list(zip(chunk.keys(lo, hi), lines, strict=True)), ids)
+        if self.held:
+            self._same_as_stored(keys, lines, ids)
+        self.log.append(list(zip(keys, lines, strict=True)), ids)
+
+    def _same_as_stored(self, keys: list[str], lines: list[bytes],
+                        ids: list[str | None]) -> None:
+        from events.logs.sqlite import SqliteLog
+
+        assert isinstance(self.log, SqliteLog)
+        ours = [(i, line) for k, line, i in zip(keys, lines, ids, strict=True)
+                if k in self.held and i is not None]
+        stored = self.log.stored_values([i for i, _ in ours])
+        if any(stored.get(i) != line for i, line in ours):
+            raise ValueError(_reuse(self.log, self.held))
 
     def close(self) -> None:
         self.log.close()
 
 
-def refuse_existing_tables(log: EventLog, table_ids: tuple[str, ...]) -> None:
-    """Raise ValueError when ``log`` already holds events of any of ``table_ids``: a
-    simulation numbers each table's ``seq`` and hands from the start, so writing onto them
-    would reuse their seqs and hand ids."""
+def tables_held(log: EventLog, table_ids: tuple[str, ...]) -> dict[str, int]:
+    """How many events ``log`` holds of each of ``table_ids`` it holds any of."""
     from events.logs.sqlite import SqliteLog
 
     wanted = set(table_ids)
@@ -105,11 +126,14 @@ def refuse_existing_tables(log: EventLog, table_ids: tuple[str, ...]) -> None:
             for record in batch:
                 if record.key in wanted:
                     held[record.key] = held.get(record.key, 0) + 1
-    if held:
-        names = ", ".join(f"{t} ({n:,} events)" for t, n in sorted(held.items())[:10])
-        more = f" and {len(held) - 10} more" if len(held) > 10 else ""
-        raise ValueError(
-            f"{log.describe()} already holds events of table {names}{more}; a simulation "
+    return held
+
+
+def _reuse(log: EventLog, held: dict[str, int]) -> str:
+    names = ", ".join(f"{t} ({n:,} events)" for t, n in sorted(held.items())[:10])
+    more = f" and {len(held) - 10} more" if len(held) > 10 else ""
+    return (f"{log.describe()} already holds events of table {names}{more} that this "
+            "simulation would not write the same (another seed or other arguments); it "
             "numbers their seq and hands from the start, so it would reuse them: simulate "
             "into a new log (or into a file, then uth ingest it)")
 

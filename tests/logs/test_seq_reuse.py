@@ -24,11 +24,17 @@ def test_simulate_onto_a_log_holding_its_tables_is_refused(
     with SqliteLog(url) as log:
         before = [r.value for r in log.records()]
     capsys.readouterr()
-    for seed in (2, 1):  # another floor or the same one again: its seqs would be reused
-        assert _simulate(url, seed) == 2
+    longer = ["simulate", "--tables", "2", "--hands", "4", "--seed", "1", "--sink", url,
+              "--quiet"]
+    for args in (["simulate", "--tables", "2", "--hands", "3", "--seed", "2", "--sink", url,
+                  "--quiet"], longer):  # another floor, or more hands: seqs reused
+        assert main(args) == 2
         err = capsys.readouterr().err
         assert "already holds events of table T01" in err and "T02" in err
         assert "would reuse" in err
+    with SqliteLog(url) as log:
+        assert [r.value for r in log.records()] == before
+    assert _simulate(url, 1) == 0  # the same run again: the same events, stored once
     with SqliteLog(url) as log:
         assert [r.value for r in log.records()] == before
 
