@@ -288,6 +288,14 @@ def _control_in_dealer_id(ev: Ev) -> bytes:  # would retitle a terminal printing
         "event_id": ev["event_id"][:-4] + "bade"})
 
 
+def _at(when: str, suffix: str) -> Callable[[Ev], bytes]:
+    """A copy of the event at a time the contract's form allows but the warehouse cannot
+    hold in every zone and gaming day (issue 30)."""
+    def make(ev: Ev) -> bytes:
+        return encode({**ev, "occurred_at": when, "event_id": ev["event_id"][:-4] + suffix})
+    return make
+
+
 CodecClass = tuple[str, Callable[[Ev], bytes], str, str]
 CODEC_CLASSES: tuple[CodecClass, ...] = (
     ("truncated-json", _truncated, "bad-json", "truncated JSON"),
@@ -308,6 +316,12 @@ CODEC_CLASSES: tuple[CodecClass, ...] = (
     ("nfd-table-id", _nfd_table_id, "invalid-field", "not in Unicode NFC form"),
     ("control-in-dealer-id", _control_in_dealer_id, "invalid-field",
      "HandStarted.dealer_id: '\\x1b]0;owned\\x07D-17' holds a control character"),
+    ("year-zero", _at("0000-01-01T00:00:00Z", "bae0"), "invalid-field",
+     "outside the years 0002 to 9998"),
+    ("before-the-first-gaming-day", _at("0001-01-01T03:00:00Z", "bae1"), "invalid-field",
+     "outside the years 0002 to 9998"),
+    ("last-hour-of-year-9999", _at("9999-12-31T23:00:00Z", "bae2"), "invalid-field",
+     "outside the years 0002 to 9998"),
 )
 
 # --- audit classes: (name, the defective hand 2, finding kinds that flag it) --------------
