@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import IO
+
+from events.logs.base import LogUnavailable
 
 MARK = 4096  # bytes before a stored position kept as its digest
 
@@ -63,3 +66,20 @@ def replaced(path: Path, stored: dict[str, object]) -> str | None:
     except OSError:
         return None
     return None
+
+
+def followed_moved(path: Path, f: IO[bytes]) -> None:
+    """Raise LogUnavailable when the file followed is no longer the one at ``path``
+    (rotated: another file there) or was cut shorter than what was read of it."""
+    try:
+        now, held = os.stat(path), os.fstat(f.fileno())
+    except OSError:
+        return  # gone for now: a rotation under way; the next poll looks again
+    if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+        why = "was replaced by another file"
+    elif held.st_size < f.tell():
+        why = f"was cut to {held.st_size:,} bytes, fewer than the {f.tell():,} read"
+    else:
+        return
+    raise LogUnavailable(f"{path} {why} while it was followed: run again to read the new "
+                         "file from its first line")

@@ -50,7 +50,7 @@ from events.logs.base import (
     sleep_unless,
     stored_keys,
 )
-from events.logs.file_identity import fingerprint, replaced
+from events.logs.file_identity import fingerprint, followed_moved, replaced
 
 if TYPE_CHECKING:
     from events.contract.codec import Rejection
@@ -168,8 +168,10 @@ class JsonlLog(EventLog):
                     return
         last_line = _whole_json if self.growing else bytes.strip
         with open(self.path, "rb") as f:
+            moved = partial(followed_moved, self.path, f) if follow else None
             yield from line_batches(f, first, stop, max_batch, last_line=last_line,
-                                    follow=follow, poll_interval=self.poll_interval)
+                                    follow=follow, poll_interval=self.poll_interval,
+                                    moved=moved)
 
     # -- consumers and rejects -----------------------------------------------------------
     def _consumers_path(self) -> Path:
@@ -332,7 +334,8 @@ def read_lines(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
 
 def line_batches(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
                  last_line: Callable[[bytes], object] = bytes.strip, follow: bool = False,
-                 poll_interval: float = 0.2) -> Iterator[tuple[int, list[bytes]]]:
+                 poll_interval: float = 0.2,
+                 moved: Callable[[], None] | None = None) -> Iterator[tuple[int, list[bytes]]]:
     """The lines of ``f`` from line ``first`` (numbered from 1), in batches of
     ``max_batch`` but the last, each as (number of its first line, its lines), read in
     large blocks with no Python step per line.
@@ -341,7 +344,8 @@ def line_batches(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
     read when ``last_line`` says so (by default when it is not blank; a loader that reads
     a growing file again later passes a test of whole JSON, so a line still being written
     waits); with ``follow``, the lines read so far are yielded, then an empty batch while
-    waiting for more, and an unended last line always waits for its line break."""
+    waiting for more, and an unended last line always waits for its line break; ``moved``
+    is called while waiting (it raises when the file was rotated or cut)."""
     split = LineSplitter()
     read = getattr(f, "read1", f.read)  # what is there, without waiting for a whole block
     number = 0  # lines split off so far
@@ -373,6 +377,8 @@ def line_batches(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
             start += len(pending)
             pending = []
         yield start, []
+        if moved is not None:
+            moved()  # (raises when the file followed was rotated or cut)
         if sleep_unless(stop, poll_interval):
             return
     if follow and pending:

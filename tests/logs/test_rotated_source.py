@@ -73,3 +73,40 @@ def test_a_grown_source_resumes_where_it_stopped(
     report = _ingest(src, sink, capsys)
     assert report["notes"] == [] and report["duplicates"] == 0
     assert first["written"] + report["written"] == 61  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("how", ["renamed", "cut"])
+def test_a_followed_source_rotated_under_the_reader_is_said(tmp_path: Path, how: str) -> None:
+    """While ``--follow`` waits for more lines, the file is rotated (another file at the
+    path) or cut: the ingest stops and says so rather than waiting on a file nobody writes."""
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    src = tmp_path / "floor.jsonl"
+    src.write_bytes(_lines("T1", 2))
+    sink = f"sqlite:///{tmp_path / 'log.db'}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "ingest", "--source", str(src), "--sink", sink,
+         "--follow", "--quiet"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with SqliteLog(sink) as log:
+                if log.count() == 31:
+                    break
+            time.sleep(0.1)
+        if how == "renamed":
+            os.rename(src, tmp_path / "floor.jsonl.1")
+            src.write_bytes(_lines("T2", 1))
+        else:
+            src.write_bytes(_lines("T2", 1)[:100])
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "while it was followed" in err
+    assert ("replaced by another file" if how == "renamed" else "was cut to") in err
