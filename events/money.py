@@ -14,6 +14,10 @@ the currency's code after it or its symbol before it.
 
 from __future__ import annotations
 
+# cents: ten billion in currency units bounds any sane wager or buy-in (the contract's bound
+# on every amount, and a ruleset's on its limits)
+MAX_AMOUNT = 10**12
+
 # symbol, minor-unit digits; any other code is written "CODE 1,234.56" (two digits)
 CURRENCIES: dict[str, tuple[str, int]] = {
     "USD": ("$", 2),

@@ -21,7 +21,6 @@ from operator import attrgetter
 from typing import Any
 
 from events.audit.clean import CleanHand
-from events.audit.findings import INCOMPLETE_HAND, OVERLONG_HAND, Finding, parse_time
 from events.audit.sequence import Sequencer
 from events.contract.codec import Rejection
 from events.contract.schemas import (
@@ -33,6 +32,7 @@ from events.contract.schemas import (
     TableClosed,
     TableOpened,
 )
+from events.findings import INCOMPLETE_HAND, OVERLONG_HAND, Finding, parse_time
 from events.replay.fold import TableContext
 
 _ENDS = frozenset((HandEnded, HandVoided))

@@ -23,9 +23,9 @@ import numpy as np
 
 from events.contract.identifiers import envelope_problem, identifier_problem
 from events.game.cards import DECK
+from events.money import MAX_AMOUNT
 
 SCHEMA_VERSION = 1
-MAX_AMOUNT = 10**12  # cents: ten billion in currency units bounds any sane wager or buy-in
 MAX_SEAT = 1000  # live-online tables have "unlimited" seats; a bound keeps payloads small
 
 TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)$"

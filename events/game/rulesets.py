@@ -27,7 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from events.contract.schemas import MAX_AMOUNT
+from events.money import MAX_AMOUNT
 
 BUILTIN_DIR = Path(__file__).with_name("rulesets")
 ENV_VAR = "UTH_RULESETS_DIR"
