@@ -200,6 +200,9 @@ class Intake:
             return True
         past = self.overlong.get(hand_id, 0)
         self.overlong[hand_id] = past + 1
+        where = self.positions.get(hand_id)
+        if where:
+            where.pop(ev.event_id, None)  # not kept: nothing of it to wait for
         if not past:
             self._emit_all([Finding(
                 OVERLONG_HAND, hand_id, ev.table_id, None, None, None, MAX_HAND_EVENTS, None,

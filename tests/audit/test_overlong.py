@@ -125,3 +125,17 @@ def test_follow_reports_an_overlong_hand_as_it_happens(tmp_path: Path) -> None:
         calls = iter(range(100))
         FollowAuditor(log, sink, stop=lambda: next(calls) >= 20).run()
     assert [m["kind"] for m in sink.messages].count("overlong_hand") == 1
+
+
+def test_positions_of_events_past_the_bound_are_not_kept() -> None:
+    """An open hand flooded past the bound (``--follow`` never sees its end): what the
+    auditor keeps of it, positions included, stays bounded."""
+    events = _flood("inside")[:-3]
+    # the flood arrives last first: the sequencer holds it, then hands it on one by one
+    events = [*events[:3], *reversed(events[3:])]
+    auditor = Auditor(records=False, keep=False)
+    lines = [encode(e) for e in events]
+    auditor.feed_many(list(zip(range(len(lines)), decode_many(lines), strict=True)))
+    assert auditor.overlong["T1-h0"] > 0
+    assert len(auditor.open["T1-h0"][1]) == MAX_HAND_EVENTS
+    assert len(auditor.positions["T1-h0"]) <= MAX_HAND_EVENTS
