@@ -77,3 +77,14 @@ def test_simulate_and_audit_say_the_file_is_invalid(tmp_path: Path, pay: str) ->
     text = json.dumps(findings)
     assert "is invalid" in text and "trips.royal_flush" in text
     assert "is not known" not in text
+
+
+def test_load_of_a_table_with_an_invalid_ruleset_does_not_overflow(tmp_path: Path) -> None:
+    rulesets = _casino(tmp_path, HUGE[0])
+    src = tmp_path / "floor.jsonl"
+    src.write_bytes(b"".join(encode(e).replace(b"charlevoix-2011", b"huge") + b"\n"
+                             for e in table_events("T1", 2)))
+    done = _uth(tmp_path, rulesets, "load", "--source", str(src), "--warehouse",
+                str(tmp_path / "w.duckdb"))
+    assert "Traceback" not in done.stderr and "OverflowError" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr
