@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from events.contract.codec import Rejection, decode_line
+from events.contract.schemas import TableOpened
+from events.ledger.evidence_check import span
 from events.ledger.logs import last_seal, read_seals, scan
 from events.ledger.proof import build_proof
 from events.ledger.stored import TableEvents
@@ -32,4 +35,15 @@ def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, A
             unsealed.append(event_id)
             continue
         entries.append((event_id, sealed[at].seq, at, data))
-    return build_proof(seal, table_id, [e.leaf for e in sealed], entries, unsealed)
+    own = {}
+    for _, _, at, data in entries:
+        event = decode_line(data, "a proved event")
+        if not isinstance(event, Rejection | TableOpened):
+            own[at] = event
+    between = [i for i in span(own) if i not in own]
+    context = []
+    if between:  # the table's other events amid the hand: proved too (a second read)
+        kept = scan(log, keep={sealed[i].event_id for i in between}).kept
+        context = [(sealed[i].event_id, sealed[i].seq, i, kept[sealed[i].event_id])
+                   for i in between if sealed[i].event_id in kept]
+    return build_proof(seal, table_id, [e.leaf for e in sealed], entries, unsealed, context)
