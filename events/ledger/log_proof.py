@@ -10,14 +10,17 @@ from events.contract.codec import Rejection, decode_line
 from events.contract.schemas import TableOpened
 from events.ledger.evidence_check import span
 from events.ledger.logs import last_seal, read_seals, scan
+from events.ledger.merkle import tree_root
 from events.ledger.proof import build_proof
+from events.ledger.seal import SealRecord
 from events.ledger.stored import TableEvents
 from events.logs.base import EventLog
 
 
 def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, Any] | str:
     """The proof of ``event_ids`` (events of ``table_id``), or why there is none."""
-    seal = last_seal(read_seals(log), None)
+    seals = read_seals(log)
+    seal = last_seal(seals, None)
     if seal is None:
         return f"{log.describe()} has no seal yet (run `uth seal`)"
     head = seal.parsed().head(table_id)
@@ -46,4 +49,19 @@ def prove(log: EventLog, table_id: str, event_ids: Sequence[str]) -> dict[str, A
         kept = scan(log, keep={sealed[i].event_id for i in between}).kept
         context = [(sealed[i].event_id, sealed[i].seq, i, kept[sealed[i].event_id])
                    for i in between if sealed[i].event_id in kept]
-    return build_proof(seal, table_id, [e.leaf for e in sealed], entries, unsealed, context)
+    tree = sealed_tree(seals, table_id, head.root if head else "", size)
+    leaves = tree if tree is not None else [e.leaf for e in sealed]
+    return build_proof(seal, table_id, leaves, entries, unsealed, context)
+
+
+def sealed_tree(seals: Sequence[SealRecord], table_id: str, root: str,
+                size: int) -> list[bytes] | None:
+    """The table's first ``size`` leaves as stored with the seals, when they rebuild the
+    signed ``root`` (else None). A proof's paths come from the sealed tree, not from the
+    store's events: an event altered since the seal then fails its own path only, and every
+    other event of the hand still proves."""
+    rows = {r.tree_index: r.leaf for s in seals for r in s.leaves if r.table_id == table_id}
+    if any(i not in rows for i in range(size)):
+        return None
+    leaves = [rows[i] for i in range(size)]
+    return leaves if size and tree_root(leaves).hex() == root else None
