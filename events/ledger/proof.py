@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from events.contract.schemas import Event, decode_event
 from events.ledger.canonical import canonical_event, leaf_hash
 from events.ledger.keys import key_id, signature_valid
-from events.ledger.merkle import inclusion_proof, verify_inclusion
+from events.ledger.merkle import inclusion_proofs, verify_inclusion
 from events.ledger.seal import SealRecord
 
 FORMAT = "uth-inclusion-proof/2"  # 2: "stored", the exact bytes, in seq order
@@ -50,10 +50,10 @@ def build_proof(seal: SealRecord, table_id: str, leaves: Sequence[bytes],
     tree = list(leaves[:size])
 
     def entries(rows: Sequence[tuple[str, int, int, bytes]]) -> list[dict[str, Any]]:
+        paths = inclusion_proofs(tree, [index for _, _, index, _ in rows])
         return [{"event_id": event_id, "seq": seq, "leaf_index": index,
-                 "stored": data.decode("utf-8"),
-                 "path": [h.hex() for h in inclusion_proof(tree, index)]}
-                for event_id, seq, index, data in rows]
+                 "stored": data.decode("utf-8"), "path": [h.hex() for h in path]}
+                for (event_id, seq, index, data), path in zip(rows, paths, strict=True)]
 
     return {
         "format": FORMAT,

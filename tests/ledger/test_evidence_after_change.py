@@ -64,3 +64,25 @@ def test_replay_says_its_proof_fails_and_verify_names_the_one_event(
         assert altered == [f"seq {seq}: altered: the event does not prove against the signed "
                            "root of seal 1"], out
         assert f"hand H1: {len(doc['inclusion_proof']['events']) - 1} events proved" in out
+
+
+@pytest.mark.parametrize("log", ["jsonl", "sqlite"])
+def test_a_log_never_sealed_is_called_unsealed(tmp_path: Path, log: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Not "0 seals ... intact" with exit 0: unsealed, exit 3 (nothing is proved)."""
+    from pipeline.commands.verify import UNSEALED
+
+    _, public = generate(tmp_path / "seal")
+    path = tmp_path / "floor.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in streams.floor_lines()))
+    source = str(path)
+    if log == "sqlite":
+        source = f"sqlite:///{tmp_path / 'log.db'}"
+        with open_log(source) as opened:
+            opened.append([("T1", line) for line in streams.floor_lines()])
+    status, out = verify(capsys, "--source", source, "--public-key", str(public))
+    assert status == UNSEALED == 3, out
+    assert "UNSEALED: no seal is stored beside its events" in out and "intact" not in out
+    capsys.readouterr()
+    assert main(["verify", "--source", source, "--public-key", str(public), "--json"]) == 3
+    assert json.loads(capsys.readouterr().out)["unsealed"] is True
