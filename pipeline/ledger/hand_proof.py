@@ -10,7 +10,7 @@ from typing import Any
 
 from events.ledger.log_proof import prove_with, sealed_order, sealed_tree
 from events.ledger.logs import last_seal
-from events.ledger.seal import LeafRow, SealRecord
+from events.ledger.seal import LeafRow, SealRecord, blob
 from pipeline.warehouse import Connection
 
 
@@ -20,14 +20,14 @@ def hand_proof(con: Connection, source: str, table_id: str,
     the latest seal the warehouse holds of that source, or why there is none."""
     rows = con.execute("SELECT digest, body, signature FROM seals WHERE source = ? "
                        "ORDER BY number", [source]).fetchall()
-    records = {digest: SealRecord(bytes(body), bytes(sig), []) for digest, body, sig in rows}
+    records = {digest: SealRecord(blob(body), blob(sig), []) for digest, body, sig in rows}
     seal = last_seal(list(records.values()), None)
     if seal is None:
         return (f"the warehouse holds no seal of {source} (seal the log with `uth seal`, or "
                 "load with --seal-key)")
     head = seal.parsed().head(table_id)
     size = head.size if head is not None else 0
-    leaves = [LeafRow(table_id, int(i), int(s), str(e), bytes(h)) for i, s, e, h in con.execute(
+    leaves = [LeafRow(table_id, int(i), int(s), str(e), blob(h)) for i, s, e, h in con.execute(
         "SELECT tree_index, seq, event_id, leaf FROM seal_leaves WHERE source = ? AND "
         "table_id = ? AND tree_index < ? ORDER BY tree_index", [source, table_id, size]
     ).fetchall()]
