@@ -10,10 +10,9 @@ from typing import Any
 
 from events.contract.codec import Rejection, decode_line
 from events.contract.schemas import TableOpened
-from events.ledger.evidence_check import span
 from events.ledger.logs import last_seal, read_seals, scan
 from events.ledger.merkle import tree_root
-from events.ledger.proof import build_proof
+from events.ledger.proof import build_proof, span
 from events.ledger.seal import SealRecord
 from events.ledger.stored import TableEvents
 from events.logs.base import EventLog

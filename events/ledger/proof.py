@@ -3,9 +3,9 @@
 The proof travels in the hand's evidence document (``inclusion_proof``): the seal (its
 body's exact text and signature), and for each event its exact stored bytes (the leaf is
 their hash), its index in the table's tree (``seq`` order) and the audit path to the
-sealed root. Whoever holds the public key checks
-it with nothing else (:func:`verify_evidence`): the signature, each path to the signed root,
-and that every event the document shows is one of the proved ones, byte for byte.
+sealed root. Whoever holds the public key checks it with nothing else
+(``events.audit.evidence_check.verify_evidence``): the signature, each path to the signed
+root, and that every event the document shows is one of the proved ones, byte for byte.
 
 >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 >>> from events.ledger.seal import Leaf, make_seal
@@ -21,15 +21,14 @@ and that every event the document shows is one of the proved ones, byte for byte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from events.contract.schemas import Event, decode_event
-from events.ledger.canonical import canonical_event, leaf_hash
+from events.contract.schemas import Event, HandEnded, HandStarted, HandVoided
+from events.ledger.canonical import leaf_hash
 from events.ledger.keys import key_id, signature_valid
 from events.ledger.merkle import inclusion_proofs, verify_inclusion
 from events.ledger.seal import SealRecord
@@ -136,49 +135,13 @@ def check_paths(proof: dict[str, Any], out: ProofCheck | None = None) -> ProofCh
     return out
 
 
-def verify_evidence(doc: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck:
-    """An evidence document: its proof checks, and the events it shows are the proved ones."""
-    proof = doc.get("inclusion_proof")
-    if not isinstance(proof, dict):
-        out = ProofCheck(key=key_id(public))
-        reason = doc.get("inclusion_proof_missing") or "the document carries no inclusion proof"
-        out.unsealed.append(str(reason))
-        return out
-    out = check_proof(proof, public)
-    proved = {}
-    for entry in proof.get("events", []):
-        if isinstance(entry, dict) and "event_id" in entry:
-            proved[str(entry["event_id"])] = str(entry.get("stored", "")).encode("utf-8")
-    if proof.get("table_id") != doc.get("table_id"):
-        out.problems.append("forged: the proof is of another table than the document's")
-    shown = [e for e in [doc.get("table_opened"), *doc.get("events", [])] if e]
-    unsealed = set(out.unsealed)
-    events: list[Event] = []
-    for event in shown:
-        try:
-            decoded = decode_event(msgspec.json.encode(event))
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            out.problems.append("altered: an event of the document is not a valid event")
-            continue
-        events.append(decoded)
-        data = proved.get(decoded.event_id)
-        if data is None:
-            if decoded.event_id not in unsealed:
-                out.problems.append(f"seq {decoded.seq}: inserted: the document shows an "
-                                    "event its proof does not cover")
-        elif canonical_event(decoded) != _canonical_of(data):
-            out.problems.append(f"seq {decoded.seq}: altered: the document's event differs "
-                                "from the proved one")
-    from events.ledger.evidence_check import rebuilt_differences
-
-    out.problems += rebuilt_differences(doc, out, events)
-    return out
-
-
-def _canonical_of(data: bytes) -> bytes | None:
-    """The contract's reading of an event's stored bytes (what the document shows of it),
-    or None when they are no valid event."""
-    from events.contract.codec import Rejection, decode_line
-
-    event = decode_line(data, "the proved event")
-    return None if isinstance(event, Rejection) else canonical_event(event)
+def span(own: Mapping[int, Event]) -> range:
+    """The leaves from a hand's first event (its ``HandStarted``) to its closing one
+    (``HandEnded`` or ``HandVoided``; its last event when it has none), ``own`` its events
+    by leaf index: every one of them must be in the proof (later disputes are proved one by
+    one)."""
+    if not own:
+        return range(0)
+    starts = [i for i, e in own.items() if isinstance(e, HandStarted)]
+    ends = [i for i, e in own.items() if isinstance(e, HandEnded | HandVoided)]
+    return range(min(starts or own), (max(ends) if ends else max(own)) + 1)

@@ -140,9 +140,9 @@ def _readable(seal: Any) -> bool:
 
 
 def _evidence(args: argparse.Namespace, public: Any) -> int:
+    from events.audit.evidence_check import verify_evidence
     from events.audit.evidence_html import embedded, render_html
     from events.ledger.compare import shown
-    from events.ledger.proof import verify_evidence
 
     sheet_changed = False
     try:

@@ -1,4 +1,5 @@
-"""An evidence document rebuilt from its proved events, field by field.
+"""``uth verify --evidence``: an evidence document checked against its inclusion proof
+(:func:`verify_evidence`) and rebuilt from its proved events, field by field.
 
 A document's proof proves events; everything else it states (hand, dealer, status, rules,
 disputes, steps, counts, digests, verdict) is what replaying them gives. So the verifier
@@ -15,13 +16,17 @@ shows a moment of a hand, not its evidence).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-from events.contract.schemas import Event, HandEnded, HandStarted, HandVoided, TableOpened
+import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-if TYPE_CHECKING:
-    from events.ledger.proof import ProofCheck
+from events.audit.evidence import evidence
+from events.contract.schemas import Event, TableOpened, decode_event
+from events.ledger.canonical import canonical_event
+from events.ledger.keys import key_id
+from events.ledger.proof import ProofCheck, check_proof, span
 
 NOT_STATED = frozenset({"inclusion_proof", "inclusion_proof_missing"})
 
@@ -58,8 +63,6 @@ def rebuilt_differences(doc: dict[str, Any], check: ProofCheck,
     events.sort(key=lambda e: (not isinstance(e, TableOpened), e.seq))
     if not events:
         return problems
-    from events.audit.evidence import evidence
-
     try:
         again = json.loads(json.dumps(evidence(events)))
     except Exception as exc:  # events crafted to break the replay: say so, go on
@@ -76,18 +79,6 @@ def rebuilt_differences(doc: dict[str, Any], check: ProofCheck,
         elif doc.get(part) != again[part] or part not in doc:
             problems.append(f"altered: the document's {part} is not what its events give")
     return problems
-
-
-def span(own: Mapping[int, Event]) -> range:
-    """The leaves from a hand's first event (its ``HandStarted``) to its closing one
-    (``HandEnded`` or ``HandVoided``; its last event when it has none), ``own`` its events
-    by leaf index: every one of them must be in the proof (later disputes are proved one by
-    one)."""
-    if not own:
-        return range(0)
-    starts = [i for i, e in own.items() if isinstance(e, HandStarted)]
-    ends = [i for i, e in own.items() if isinstance(e, HandEnded | HandVoided)]
-    return range(min(starts or own), (max(ends) if ends else max(own)) + 1)
 
 
 def _left_out(hand: object, proved: list[tuple[int, Event]], check: ProofCheck) -> list[str]:
@@ -109,3 +100,49 @@ def _left_out(hand: object, proved: list[tuple[int, Event]], check: ProofCheck) 
                         f"first and closing event (leaves {missing[0]}..{missing[-1]}) are "
                         "left out of its proof")
     return problems
+
+
+def verify_evidence(doc: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck:
+    """An evidence document: its proof checks, and the events it shows are the proved ones."""
+    proof = doc.get("inclusion_proof")
+    if not isinstance(proof, dict):
+        out = ProofCheck(key=key_id(public))
+        reason = doc.get("inclusion_proof_missing") or "the document carries no inclusion proof"
+        out.unsealed.append(str(reason))
+        return out
+    out = check_proof(proof, public)
+    proved = {}
+    for entry in proof.get("events", []):
+        if isinstance(entry, dict) and "event_id" in entry:
+            proved[str(entry["event_id"])] = str(entry.get("stored", "")).encode("utf-8")
+    if proof.get("table_id") != doc.get("table_id"):
+        out.problems.append("forged: the proof is of another table than the document's")
+    shown = [e for e in [doc.get("table_opened"), *doc.get("events", [])] if e]
+    unsealed = set(out.unsealed)
+    events: list[Event] = []
+    for event in shown:
+        try:
+            decoded = decode_event(msgspec.json.encode(event))
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            out.problems.append("altered: an event of the document is not a valid event")
+            continue
+        events.append(decoded)
+        data = proved.get(decoded.event_id)
+        if data is None:
+            if decoded.event_id not in unsealed:
+                out.problems.append(f"seq {decoded.seq}: inserted: the document shows an "
+                                    "event its proof does not cover")
+        elif canonical_event(decoded) != _canonical_of(data):
+            out.problems.append(f"seq {decoded.seq}: altered: the document's event differs "
+                                "from the proved one")
+    out.problems += rebuilt_differences(doc, out, events)
+    return out
+
+
+def _canonical_of(data: bytes) -> bytes | None:
+    """The contract's reading of an event's stored bytes (what the document shows of it),
+    or None when they are no valid event."""
+    from events.contract.codec import Rejection, decode_line
+
+    event = decode_line(data, "the proved event")
+    return None if isinstance(event, Rejection) else canonical_event(event)
