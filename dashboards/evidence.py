@@ -76,7 +76,11 @@ def auditor_evidence(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def document(hand: dict[str, Any], events: Sequence[dict[str, Any]], wagers: pd.DataFrame,
-             findings: pd.DataFrame) -> dict[str, Any]:
+             findings: pd.DataFrame, proof: dict[str, Any] | str | None = None
+             ) -> dict[str, Any]:
+    """The download: the warehouse's rows and the auditor's document, which carries
+    ``proof`` (the hand's inclusion proof, or why there is none) as ``uth replay --json``
+    does, so that ``uth verify --evidence`` checks the sheet printed from it."""
     doc: dict[str, Any] = {
         "hand_id": hand.get("hand_id"),
         "warehouse": {
@@ -86,8 +90,17 @@ def document(hand: dict[str, Any], events: Sequence[dict[str, Any]], wagers: pd.
             "findings": records(findings),
         },
     }
+    if isinstance(proof, dict):  # replayed from the bytes the seal proves, not the columns
+        stored = {str(e.get("event_id")): str(e.get("stored")) for e in proof.get("events", [])}
+        events = [json.loads(stored[str(ev.get("event_id"))])
+                  if str(ev.get("event_id")) in stored else ev for ev in events]
     try:
         doc["auditor"] = auditor_evidence(events)
+        if isinstance(proof, dict):
+            doc["auditor"]["inclusion_proof"] = proof
+        elif proof is not None:
+            doc["auditor"]["inclusion_proof"] = None
+            doc["auditor"]["inclusion_proof_missing"] = proof
     except Exception as exc:  # the auditor's view is optional; say why it is absent
         doc["auditor_error"] = f"{type(exc).__name__}: {exc}"
     return doc

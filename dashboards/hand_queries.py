@@ -127,3 +127,21 @@ def hand_findings(con: duckdb.DuckDBPyConnection, hand_id: str) -> pd.DataFrame:
     return _df(con, """SELECT finding_id, kind, seat, spot, expected, recorded, detail,
                occurred_at FROM audit_findings WHERE hand_id = ? ORDER BY seat, spot, kind""",
                [hand_id])
+
+
+def hand_proof(con: duckdb.DuckDBPyConnection, events: pd.DataFrame,
+               opened: pd.DataFrame) -> dict[str, Any] | str:
+    """The inclusion proof of the hand's events (and the ``TableOpened`` before them)
+    against the latest seal the warehouse holds of their log, or why there is none."""
+    from pipeline.ledger.hand_proof import hand_proof as prove
+
+    if events.empty:
+        return "no events of the hand are loaded"
+    sources = set(events["source"])
+    if len(sources) != 1:
+        return "the hand's events were loaded from more than one log"
+    ids = [str(e) for e in [*opened.get("event_id", []), *events["event_id"]]]
+    try:
+        return prove(con, str(sources.pop()), str(events["table_id"].iloc[0]), ids)
+    except duckdb.CatalogException:  # a warehouse made before seals were kept
+        return "this warehouse keeps no seals"

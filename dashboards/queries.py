@@ -32,6 +32,7 @@ find_hands = hand_queries.find_hands
 hand = hand_queries.hand
 hand_events = hand_queries.hand_events
 hand_findings = hand_queries.hand_findings
+hand_proof = hand_queries.hand_proof
 hand_wagers = hand_queries.hand_wagers
 latest_day = hand_queries.latest_day
 table_opened_before = hand_queries.table_opened_before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, time
 from typing import Any
 
@@ -62,6 +63,7 @@ with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
               if not events_df.empty else pd.DataFrame())
     wagers = queries.hand_wagers(con, chosen, row.get("gaming_day"))
     hand_findings = queries.hand_findings(con, chosen)
+    proof = queries.hand_proof(con, events_df, opened)
 
 if st.query_params.get("hand_id") != chosen:
     st.query_params["hand_id"] = chosen
@@ -121,7 +123,7 @@ def verdict(rec: Any, cor: Any, rec_out: Any, cor_out: Any) -> str:
 
 
 context = evidence.event_dicts(opened) if not opened.empty else []
-doc = evidence.document(row, context + events, wagers, hand_findings)
+doc = evidence.document(row, context + events, wagers, hand_findings, proof)
 auditor = doc.get("auditor") or {}
 checks = evidence.wager_checks(auditor)
 dealer = auditor.get("dealer") or {}
@@ -183,5 +185,12 @@ if printable is not None:
     st.download_button("Download evidence sheet (HTML, printable)", data=printable,
                        file_name=f"evidence-{chosen}.html", mime="text/html",
                        key="audit_download_html")
+if doc.get("auditor", {}).get("inclusion_proof"):
+    sealed = doc["auditor"]["inclusion_proof"]
+    st.caption(f"Both downloads carry the hand's inclusion proof against seal "
+               f"{ui.md(json.loads(sealed['seal']['body']).get('number'))}: "
+               "`uth verify --evidence FILE --public-key KEY.pub` checks them alone.")
+elif doc.get("auditor", {}).get("inclusion_proof_missing"):
+    st.caption(f"No inclusion proof: {ui.md(doc['auditor']['inclusion_proof_missing'])}.")
 if "auditor_error" in doc:
     st.caption(f"The auditor's replay is not included: {ui.md(doc['auditor_error'])}")

@@ -232,6 +232,15 @@ def _proof(doc: Mapping[str, Any]) -> str:
         seal = {}
     rows = [[_e(e.get("event_id")), _e(e.get("seq")), _e(e.get("leaf_index")),
              _e(len(e.get("path") or []))] for e in proof.get("events") or []]
+    from events.ledger.proof import check_paths
+
+    failed = check_paths(dict(proof)).problems
+    if failed:
+        return ("<h2>Tamper evidence</h2><p><strong>The inclusion proof FAILS: the log was "
+                f"changed after seal {_e(seal.get('number'))}. This sheet proves nothing; "
+                "what failed:</strong></p><ul>"
+                + "".join(f"<li>{_e(p)}</li>" for p in failed) + "</ul>"
+                + _rows(rows, ["Event id", "Seq", "Leaf", "Path length"]))
     return ("<h2>Tamper evidence</h2>"
             f"<p>Every event above is proved a member of table {_e(proof.get('table_id'))}'s "
             f"tree of {_e(proof.get('tree_size'))} events, whose root seal "

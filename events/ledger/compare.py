@@ -36,7 +36,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from events.ledger.keys import signature_valid
 from events.ledger.merkle import tree_root
-from events.ledger.seal import FORMAT, READABLE, LeafRow, SealBody, SealRecord, leaves_digest
+from events.ledger.seal import (
+    FORMAT,
+    READABLE,
+    LeafRow,
+    SealBody,
+    SealRecord,
+    leaves_digest,
+    meta_digest,
+)
 from events.ledger.stored import StoredEvent, TableEvents, columns
 
 _LEAF = attrgetter("leaf")
@@ -163,6 +171,11 @@ def verify_store(source: str, seals: Sequence[SealRecord], public: Ed25519Public
         report.sealed_events += head.size
         report.notes += [DeclaredMissing(table_id, lo, hi) for lo, hi in head.missing]
         sealed = leaves.get(table_id, [])[:head.size]
+        if head.leaves_meta_sha256 and meta_digest(
+                [r.seq for r in sealed], [r.event_id for r in sealed]) != head.leaves_meta_sha256:
+            report.findings.append(Finding(
+                table_id, 0, head.last_seq, "altered", "the seq and event ids stored with its "
+                "seals' leaves are not the ones the seal signs", head.size))
         cut = bisect.bisect_right(_seqs(events), head.last_seq)
         # (no copy of a table that is all sealed: the common case)
         part, after = (events, ()) if cut == len(events) else (events[:cut], events[cut:])
@@ -232,15 +245,33 @@ def _valid_seals(seals: Sequence[SealRecord], public: Ed25519PublicKey,
             continue
         valid.append((record, body))
     valid.sort(key=lambda pair: pair[1].number)
+    chain: list[tuple[SealRecord, SealBody]] = []
+    digests: dict[int, str] = {}
+    named: set[int] = set()  # seal numbers already named missing
     expected, previous = 1, None
     for record, body in valid:
-        if body.number != expected or body.previous != previous:
+        if body.number in digests:  # a number seen already: a copy, or a second seal N
+            if record.digest() == digests[body.number]:
+                report.findings.append(Finding(
+                    None, None, None, "deleted",
+                    f"seal {expected}: missing; the store holds a copy of seal {body.number} "
+                    "in its place"))
+                named.add(expected)
+            else:
+                report.findings.append(Finding(
+                    None, None, None, "forged",
+                    f"seal {body.number}: stored twice, with different contents"))
+            continue
+        if (body.number != expected or body.previous != previous) and \
+                body.number - 1 not in named:
             report.findings.append(Finding(
                 None, None, None, "deleted",
                 f"seal {body.number}: the seal before it (number {body.number - 1}) is "
                 "missing or was replaced"))
+        digests[body.number] = record.digest()
+        chain.append((record, body))
         expected, previous = body.number + 1, record.digest()
-    return valid
+    return chain
 
 
 def _leaf_rows(valid: Iterable[tuple[SealRecord, SealBody]]) -> dict[str, list[LeafRow]]:

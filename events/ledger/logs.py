@@ -36,8 +36,8 @@ from events.contract.codec import Rejection, decode_all_valid, decode_records
 from events.contract.privacy import needs_scrub, scrub
 from events.contract.schemas import Event
 from events.ledger.canonical import LEAF_PREFIX
-from events.ledger.keys import signature_valid
-from events.ledger.seal import LeafRow, SealRecord, make_seal, read_seal_lines
+from events.ledger.keys import key_id, signature_valid
+from events.ledger.seal import LeafRow, SealRecord, SealRefused, blob, make_seal, read_seal_lines
 from events.ledger.stored import TableEvents, in_seq_order
 from events.logs.base import Cursor, EventLog, LogError, LogWriteError, advance_all
 from events.logs.jsonl import JsonlLog
@@ -200,8 +200,8 @@ def read_seals(log: EventLog) -> list[SealRecord]:
         for seal_id, table_id, index, seq, event_id, leaf in conn.execute(
                 "SELECT seal_id, table_id, tree_index, seq, event_id, leaf FROM seal_leaves "
                 "ORDER BY seal_id, table_id, tree_index"):
-            leaves[seal_id].append(LeafRow(table_id, index, seq, event_id, bytes(leaf)))
-        return [SealRecord(bytes(body), bytes(signature), leaves.get(seal_id, []))
+            leaves[seal_id].append(LeafRow(table_id, index, seq, event_id, blob(leaf)))
+        return [SealRecord(blob(body), blob(signature), leaves.get(seal_id, []))
                 for seal_id, body, signature in conn.execute(
                     "SELECT id, body, signature FROM seals ORDER BY id")]
     if isinstance(log, JsonlLog) and log.path is not None:
@@ -318,6 +318,22 @@ def write_seal_lines(path: Path, seals: list[SealRecord]) -> None:
     os.replace(tmp, path)
 
 
+def _refuse_damaged(seals: Sequence[SealRecord], key: Ed25519PrivateKey) -> None:
+    """A stored seal that is no seal, or one of this key whose signature fails (damaged,
+    stored as text, forged): a new seal would chain past it as if it were not there."""
+    public = key.public_key()
+    mine = key_id(public)
+    for position, seal in enumerate(seals, 1):
+        try:
+            body = seal.parsed()
+        except ValueError:
+            raise SealRefused(f"stored seal {position} is not a seal; run `uth verify` "
+                              "(nothing was sealed)") from None
+        if body.key_id == mine and not signature_valid(public, seal.signature, seal.body):
+            raise SealRefused(f"seal {body.number}: its signature does not verify (damaged "
+                              "or forged); run `uth verify` (nothing was sealed)")
+
+
 def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None,
              past_gaps: bool = False) -> SealRecord:
     """Seal every table of ``log`` as it is now and store the seal beside it; when no
@@ -328,7 +344,9 @@ def seal_log(log: EventLog, key: Ed25519PrivateKey, sealed_at: str | None = None
     Raises :class:`events.ledger.seal.SealRefused` when sealed events no longer match the
     last seal (nothing is sealed then)."""
     ledger = scan(log)
-    previous = last_seal(read_seals(log), key.public_key())
+    stored = read_seals(log)
+    _refuse_damaged(stored, key)
+    previous = last_seal(stored, key.public_key())
     seal = make_seal(log.describe(), ledger.tables, ledger.end, previous, key,
                      sealed_at or utc_now(), past_gaps)
     if previous is not None and not seal.leaves and previous.parsed().tables == \

@@ -3,9 +3,9 @@
 The proof travels in the hand's evidence document (``inclusion_proof``): the seal (its
 body's exact text and signature), and for each event its exact stored bytes (the leaf is
 their hash), its index in the table's tree (``seq`` order) and the audit path to the
-sealed root. Whoever holds the public key checks
-it with nothing else (:func:`verify_evidence`): the signature, each path to the signed root,
-and that every event the document shows is one of the proved ones, byte for byte.
+sealed root. Whoever holds the public key checks it with nothing else
+(``events.audit.evidence_check.verify_evidence``): the signature, each path to the signed
+root, and that every event the document shows is one of the proved ones, byte for byte.
 
 >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 >>> from events.ledger.seal import Leaf, make_seal
@@ -21,41 +21,46 @@ and that every event the document shows is one of the proved ones, byte for byte
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from events.contract.schemas import Event, decode_event
-from events.ledger.canonical import canonical_event, leaf_hash
+from events.contract.schemas import Event, HandEnded, HandStarted, HandVoided
+from events.ledger.canonical import leaf_hash
 from events.ledger.keys import key_id, signature_valid
-from events.ledger.merkle import inclusion_proof, verify_inclusion
+from events.ledger.merkle import inclusion_proofs, verify_inclusion
 from events.ledger.seal import SealRecord
 
 FORMAT = "uth-inclusion-proof/2"  # 2: "stored", the exact bytes, in seq order
 
 
 def build_proof(seal: SealRecord, table_id: str, leaves: Sequence[bytes],
-                events: Sequence[tuple[str, int, int, bytes]], unsealed: Sequence[str]
-                ) -> dict[str, Any]:
+                events: Sequence[tuple[str, int, int, bytes]], unsealed: Sequence[str],
+                context: Sequence[tuple[str, int, int, bytes]] = ()) -> dict[str, Any]:
     """The proof of ``events`` (event_id, seq, index in the table's tree, stored bytes)
     against ``seal``, whose tree for ``table_id`` is the first leaves of ``leaves``;
-    ``unsealed``: the ids of the document's events the seal does not cover."""
+    ``unsealed``: the ids of the document's events the seal does not cover; ``context``:
+    the table's other events between the hand's first and last event, proved the same way,
+    so that a verifier sees that no event of the hand was left out."""
     head = seal.parsed().head(table_id)
     size = head.size if head is not None else 0
     tree = list(leaves[:size])
+
+    def entries(rows: Sequence[tuple[str, int, int, bytes]]) -> list[dict[str, Any]]:
+        paths = inclusion_proofs(tree, [index for _, _, index, _ in rows])
+        return [{"event_id": event_id, "seq": seq, "leaf_index": index,
+                 "stored": data.decode("utf-8"), "path": [h.hex() for h in path]}
+                for (event_id, seq, index, data), path in zip(rows, paths, strict=True)]
+
     return {
         "format": FORMAT,
         "seal": {"body": seal.body.decode("utf-8"), "signature": seal.signature.hex()},
         "table_id": table_id,
         "tree_size": size,
-        "events": [{"event_id": event_id, "seq": seq, "leaf_index": index,
-                    "stored": data.decode("utf-8"),
-                    "path": [h.hex() for h in inclusion_proof(tree, index)]}
-                   for event_id, seq, index, data in events],
+        "events": entries(events),
+        "context": entries(context),
         "not_sealed": list(unsealed),
     }
 
@@ -67,6 +72,8 @@ class ProofCheck:
     proved: int = 0
     seal_number: int | None = None
     key: str = ""
+    # each proved entry as (leaf index, stored bytes), "events" and "context" apart
+    entries: dict[str, list[tuple[int, bytes]]] = field(default_factory=dict)
 
     @property
     def proven(self) -> bool:
@@ -77,101 +84,64 @@ def check_proof(proof: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck:
     """The proof alone: its seal's signature and every event's path to the signed root."""
     out = ProofCheck(key=key_id(public))
     try:
-        body_text = str(proof["seal"]["body"])
-        body = body_text.encode("utf-8")
+        body = str(proof["seal"]["body"]).encode("utf-8")
         signature = bytes.fromhex(str(proof["seal"]["signature"]))
-        table_id = str(proof["table_id"])
-        size = int(proof["tree_size"])
-        entries = list(proof["events"])
     except (KeyError, TypeError, ValueError) as exc:
         out.problems.append(f"forged: the inclusion proof is not well formed ({exc})")
         return out
     if not signature_valid(public, signature, body):
         out.problems.append("forged: the seal's signature does not verify with this public key")
         return out
-    seal = SealRecord(body, signature, []).parsed()
+    return check_paths(proof, out)
+
+
+def check_paths(proof: dict[str, Any], out: ProofCheck | None = None) -> ProofCheck:
+    """Every event's path to the root its seal signs (the signature is not checked here:
+    that needs the public key; :func:`check_proof` does both)."""
+    out = out if out is not None else ProofCheck()
+    try:
+        body = str(proof["seal"]["body"]).encode("utf-8")
+        table_id = str(proof["table_id"])
+        size = int(proof["tree_size"])
+        entries = list(proof["events"])
+        seal = SealRecord(body, b"", []).parsed()
+    except (KeyError, TypeError, ValueError) as exc:
+        out.problems.append(f"forged: the inclusion proof is not well formed ({exc})")
+        return out
     out.seal_number = seal.number
     head = seal.head(table_id)
     if head is None or head.size != size:
         out.problems.append(f"forged: the seal holds no tree of {size} events for this table")
         return out
     root = bytes.fromhex(head.root)
-    for entry in entries:
-        try:
-            data = str(entry["stored"]).encode("utf-8")
-            path = [bytes.fromhex(h) for h in entry["path"]]
-            index, seq = int(entry["leaf_index"]), int(entry["seq"])
-        except (KeyError, TypeError, ValueError):
-            out.problems.append("forged: an event's proof is not well formed")
-            continue
-        if verify_inclusion(leaf_hash(data), index, size, path, root):
-            out.proved += 1
-        else:
-            out.problems.append(f"seq {seq}: altered: the event does not prove against the "
-                                f"signed root of seal {seal.number}")
+    for part in ("events", "context"):
+        rows = entries if part == "events" else list(proof.get("context") or [])
+        out.entries[part] = []
+        for entry in rows:
+            try:
+                data = str(entry["stored"]).encode("utf-8")
+                path = [bytes.fromhex(h) for h in entry["path"]]
+                index, seq = int(entry["leaf_index"]), int(entry["seq"])
+            except (KeyError, TypeError, ValueError):
+                out.problems.append("forged: an event's proof is not well formed")
+                continue
+            out.entries[part].append((index, data))
+            if verify_inclusion(leaf_hash(data), index, size, path, root):
+                out.proved += part == "events"
+            else:
+                out.problems.append(f"seq {seq}: altered: the event does not prove against "
+                                    f"the signed root of seal {seal.number}")
     out.unsealed = [str(e) for e in proof.get("not_sealed", [])]
     return out
 
 
-def verify_evidence(doc: dict[str, Any], public: Ed25519PublicKey) -> ProofCheck:
-    """An evidence document: its proof checks, and the events it shows are the proved ones."""
-    proof = doc.get("inclusion_proof")
-    if not isinstance(proof, dict):
-        out = ProofCheck(key=key_id(public))
-        reason = doc.get("inclusion_proof_missing") or "the document carries no inclusion proof"
-        out.unsealed.append(str(reason))
-        return out
-    out = check_proof(proof, public)
-    proved = {}
-    for entry in proof.get("events", []):
-        if isinstance(entry, dict) and "event_id" in entry:
-            proved[str(entry["event_id"])] = str(entry.get("stored", "")).encode("utf-8")
-    if proof.get("table_id") != doc.get("table_id"):
-        out.problems.append("forged: the proof is of another table than the document's")
-    shown = [e for e in [doc.get("table_opened"), *doc.get("events", [])] if e]
-    unsealed = set(out.unsealed)
-    events: list[Event] = []
-    for event in shown:
-        try:
-            decoded = decode_event(msgspec.json.encode(event))
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            out.problems.append("altered: an event of the document is not a valid event")
-            continue
-        events.append(decoded)
-        data = proved.get(decoded.event_id)
-        if data is None:
-            if decoded.event_id not in unsealed:
-                out.problems.append(f"seq {decoded.seq}: inserted: the document shows an "
-                                    "event its proof does not cover")
-        elif canonical_event(decoded) != _canonical_of(data):
-            out.problems.append(f"seq {decoded.seq}: altered: the document's event differs "
-                                "from the proved one")
-    _same_verdict(doc, events, out)
-    return out
-
-
-def _canonical_of(data: bytes) -> bytes | None:
-    """The contract's reading of an event's stored bytes (what the document shows of it),
-    or None when they are no valid event."""
-    from events.contract.codec import Rejection, decode_line
-
-    event = decode_line(data, "the proved event")
-    return None if isinstance(event, Rejection) else canonical_event(event)
-
-
-def _same_verdict(doc: dict[str, Any], events: list[Event], out: ProofCheck) -> None:
-    """The document's verdict and findings are those its events give, replayed again."""
-    from events.audit.evidence import evidence
-
-    if not events:
-        return
-    try:
-        whole = doc.get("at") == doc.get("event_count")  # written without --at
-        again = evidence(events, at=None if whole else doc.get("at"))
-    except Exception as exc:  # a document crafted to break the replay: say so, go on
-        out.problems.append(f"altered: the document's events cannot be replayed ({exc})")
-        return
-    for part in ("verdict", "findings", "seats"):
-        # compared as JSON reads them back (tuples become lists)
-        if json.loads(json.dumps(again.get(part))) != doc.get(part):
-            out.problems.append(f"altered: the document's {part} is not what its events give")
+def span(own: Mapping[int, Event]) -> range:
+    """The leaves from a hand's first event (its ``HandStarted``) to its closing one
+    (``HandEnded`` or ``HandVoided``; its last event when it has none), ``own`` its events
+    by leaf index: every one of them must be in the proof (later disputes are proved one by
+    one)."""
+    if not own:
+        return range(0)
+    starts = [i for i, e in own.items() if isinstance(e, HandStarted)]
+    ends = [i for i, e in own.items() if isinstance(e, HandEnded | HandVoided)]
+    return range(min(starts or own), (max(ends) if ends else max(own)) + 1)

@@ -39,10 +39,11 @@ from events.ledger.keys import key_id
 from events.ledger.merkle import tree_root
 from events.ledger.stored import TableEvents, gaps, sealable
 
-FORMAT = "uth-seal/3"  # 3: a head may list the seqs declared missing (sealed past gaps)
-# the formats a verifier reads: 2 (leaves are the stored bytes, in seq order) has no
-# declared-missing seqs, which reads as none
-READABLE = ("uth-seal/2", FORMAT)
+FORMAT = "uth-seal/4"  # 4: a head signs its leaves' seq and event ids (leaves_meta_sha256)
+# the formats a verifier reads: 3 (a head may list the seqs declared missing) and 2 (leaves
+# are the stored bytes, in seq order; no declared-missing seqs, which reads as none) do not
+# sign the leaves' seq and event ids: those are trusted as the seals' leaves rebuild the root
+READABLE = ("uth-seal/2", "uth-seal/3", FORMAT)
 _SEQ, _EVENT_ID, _LEAF = (attrgetter(n) for n in ("seq", "event_id", "leaf"))
 
 
@@ -76,6 +77,9 @@ class TableHead(msgspec.Struct, frozen=True, omit_defaults=True):
     # the seqs up to last_seq no event holds, declared lost when the seal was taken past
     # them (``uth seal --past-gaps``), as [first, last] ranges in order; left out when none
     missing: list[tuple[int, int]] = []
+    # SHA-256 of the leaves' [seq, event_id] pairs in tree order (compact JSON), so the
+    # leaves' metadata stored with the seals is signed too (format 4; "" in older seals)
+    leaves_meta_sha256: str = ""
 
     def declared(self) -> dict[int, int]:
         """first seq -> last seq of each declared-missing range."""
@@ -147,8 +151,23 @@ class _SealLine(msgspec.Struct, frozen=True):
     leaves: list[tuple[str, int, int, str, str]]
 
 
+def blob(value: object) -> bytes:
+    """A stored column's bytes: a BLOB as it is; text (a row written as TEXT, by hand or by
+    another tool) as its UTF-8 bytes, so a seal stored so is read, and fails its signature
+    as a finding, rather than crashing the reader."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return b"" if value is None else str(value).encode("utf-8", "surrogateescape")
+
+
 def leaves_digest(leaves: Sequence[bytes]) -> str:
     return hashlib.sha256(b"".join(leaves)).hexdigest()
+
+
+def meta_digest(seqs: Sequence[int], event_ids: Sequence[str]) -> str:
+    """The signed digest of a tree's leaves' metadata: [[seq, event_id], ...] in order."""
+    return hashlib.sha256(msgspec.json.encode(list(zip(seqs, event_ids, strict=True))))\
+        .hexdigest()
 
 
 def _columns(leaves: Sequence[HasLeaf]) -> tuple[list[int], list[str], list[bytes]]:
@@ -194,7 +213,8 @@ def make_seal(source: str, tables: Mapping[str, Sequence[HasLeaf]], through: Map
         # the tree's own gaps: an earlier seal's declared ones (an event since arrived at
         # one was refused above: it changes the sealed prefix) and any new ones
         heads.append(TableHead(table_id, size, seqs[size - 1] if size else -1,
-                               tree_root(tree).hex(), leaves_digest(tree), gaps(seqs[:size])))
+                               tree_root(tree).hex(), leaves_digest(tree), gaps(seqs[:size]),
+                               meta_digest(seqs[:size], ids[:size])))
         rows.extend(map(_NEW_ROW, zip(repeat(table_id), range(start, size),
                                       seqs[start:size], ids[start:size], hashes[start:size])))
     if before is not None:  # a table the store no longer holds stays sealed as it was

@@ -5,6 +5,13 @@ updates the rollups and the Parquet archive, runs the asset checks, and prints w
 Run again with nothing new in the log (no record after the position the warehouse stored,
 no work waiting, no new seal: :mod:`pipeline.ingest.up_to_date`), it changes nothing and
 starts no Dagster run: it runs the same checks itself and prints them.
+
+A warehouse file changed since the last successful load (cut short, a block overwritten)
+is first read whole, every block's checksum checked (:mod:`pipeline.warehouse_file`); a
+damaged one is refused, naming ``--from-archive``.
+
+Exit status: 0 loaded (or nothing new) and every check passed; 1 a step or a check failed;
+2 bad settings, an archive that cannot be restored, or a damaged warehouse file.
 """
 
 import argparse
@@ -76,6 +83,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     _progress(args.quiet)
+    from pathlib import Path
+
+    from pipeline.warehouse_file import damaged
+
+    archive = args.archive or str(Path(args.warehouse).with_name(
+        f"{Path(args.warehouse).stem}_archive"))
+    why = damaged(args.warehouse, archive)
+    if why is not None:
+        print(f"uth load: {why}", file=sys.stderr)
+        return 2
     if not (args.from_archive or args.seal_key or args.rebuild_rollups):
         from events.logs import LogError
         from pipeline.ingest.up_to_date import up_to_date
@@ -155,8 +172,12 @@ def report(result: Any, warehouse: str) -> int:
                 err = event.event_specific_data.error
                 while err is not None and err.cause is not None:  # the root cause, not
                     err = err.cause  # Dagster's "Error occurred while executing op"
-                print(f"uth load: step {event.step_key} failed: "
-                      f"{err.message.strip() if err else 'unknown error'}", file=sys.stderr)
+                text = err.message.strip() if err else "unknown error"
+                print(f"uth load: step {event.step_key} failed: {text}", file=sys.stderr)
+                if "Could not read enough bytes" in text or "Corrupt database" in text:
+                    print(f"uth load: {warehouse}: the warehouse file is damaged; move it "
+                          "aside and rebuild it with `uth load ... --from-archive DIR`",
+                          file=sys.stderr)
         return 1
     meta = _metadata(result)
     ev, hands = meta.get("events", {}), meta.get("hands", {})
@@ -220,4 +241,7 @@ def _checks_and_counts(outcomes: list[tuple[str, bool, bool, dict[str, Any]]],
     print("warehouse: " + ", ".join(f"{t} {n:,}" for t, n in counts))
     for text in loud:
         print(f"\n{text}\n", file=sys.stderr)
+    from pipeline.warehouse_file import write_stamp
+
+    write_stamp(warehouse)  # the file as this load left it: the next one need not read it
     return 1 if failed_error else 0

@@ -98,14 +98,16 @@ def run(args: argparse.Namespace) -> int:
         return 1
     context = [opened] if opened is not None else []
     doc = evidence([*context, *events], at=args.at)
+    ids = [e.event_id for e in [*context, *events]]
+    proof = inclusion_proof(args.source, events[0].table_id, ids)
     if args.json or args.html:  # both carry the hand's inclusion proof
-        ids = [e.event_id for e in [*context, *events]]
-        proof = inclusion_proof(args.source, events[0].table_id, ids)
         if isinstance(proof, str):
             doc["inclusion_proof"] = None
             doc["inclusion_proof_missing"] = proof
         else:
             doc["inclusion_proof"] = proof
+    if not isinstance(proof, str):
+        warn_failed_proof(proof)
     if args.html:
         try:
             write_html(doc, args.source, args.hand_id, args.html)
@@ -119,6 +121,20 @@ def run(args: argparse.Namespace) -> int:
         if args.at is not None:
             sys.stdout.write(visible_text(doc))
     return 0
+
+
+def warn_failed_proof(proof: dict[str, Any]) -> None:
+    """Say plainly, on stderr, when the hand's events no longer prove against the seal
+    (the log was changed after it): the document then proves nothing of them."""
+    from events.ledger.compare import shown
+    from events.ledger.proof import check_paths
+
+    problems = check_paths(proof).problems
+    if problems:
+        print("uth replay: WARNING: the log no longer matches its seal; this hand's "
+              "inclusion proof FAILS (run uth verify --source on the log):", file=sys.stderr)
+        for problem in problems:
+            print(f"  {shown(problem, 300)}", file=sys.stderr)
 
 
 def write_html(doc: dict[str, Any], source: str, hand_id: str, path: str) -> None:

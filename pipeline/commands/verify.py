@@ -27,7 +27,7 @@ the proved ones, and that they give the document's verdict.
 
 Exit status: 0 every sealed event intact (for ``--evidence``: every event of the document
 proved); 1 a finding (or, for ``--evidence``, events not proved); 2 the store or key cannot
-be read.
+be read; 3 the store holds no seal at all (unsealed: nothing is proved).
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ import argparse
 import json
 import sys
 from typing import Any
+
+UNSEALED = 3  # the exit status of a store with no seal: nothing to verify against
 
 
 def register(sub: Any) -> None:
@@ -70,23 +72,39 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth verify: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     intact = all(r.intact for r in reports)
+    unsealed = not reports or any(r.seals == 0 for r in reports)
     if args.json:
-        print(json.dumps({"intact": intact, "stores": [{
+        print(json.dumps({"intact": intact and not unsealed, "unsealed": unsealed,
+                          "stores": [{
             "source": r.source, "seals": r.seals, "tables": r.tables,
             "sealed_events": r.sealed_events,
             "findings": [f.__dict__ for f in r.findings],
             "declared_missing": [n.__dict__ for n in r.notes],
             "not_yet_sealed": [u.__dict__ for u in r.unsealed]} for r in reports]}))
-        return 0 if intact else 1
+        return _status(intact, unsealed)
     from events.ledger.compare import shown
 
     for report in reports:
         for line in report.lines():
             print(line)
+        if report.seals == 0 and report.intact:
+            print(f"{shown(report.source or '(no source)', 200)}: UNSEALED: no seal is stored "
+                  f"beside its events ({report.tables} tables), so nothing is proved "
+                  "(seal it with uth seal)")
+            continue
         state = "intact" if report.intact else f"{len(report.findings)} findings"
         print(f"{shown(report.source or '(no source)', 200)}: {report.seals} seals, "
               f"{report.sealed_events:,} sealed events in {report.tables} tables: {state}")
-    return 0 if intact else 1
+    if not reports:
+        print("the store holds no events of any source and no seal: UNSEALED")
+    return _status(intact, unsealed)
+
+
+def _status(intact: bool, unsealed: bool) -> int:
+    """1 a finding; 3 nothing sealed (no finding, nothing proved); 0 intact."""
+    if not intact:
+        return 1
+    return UNSEALED if unsealed else 0
 
 
 def _reports(args: argparse.Namespace, public: Any) -> list[Any]:
@@ -122,9 +140,9 @@ def _readable(seal: Any) -> bool:
 
 
 def _evidence(args: argparse.Namespace, public: Any) -> int:
+    from events.audit.evidence_check import verify_evidence
     from events.audit.evidence_html import embedded, render_html
     from events.ledger.compare import shown
-    from events.ledger.proof import verify_evidence
 
     sheet_changed = False
     try:
@@ -146,6 +164,13 @@ def _evidence(args: argparse.Namespace, public: Any) -> int:
     if not isinstance(doc, dict):
         print(f"uth verify: {args.evidence}: not an evidence document", file=sys.stderr)
         return 2
+    note = ""
+    if isinstance(doc.get("auditor"), dict) and "warehouse" in doc:
+        # the Hand audit page's download: the auditor's document is the one proved; the
+        # warehouse rows beside it are what the warehouse held, not part of the proof
+        doc = doc["auditor"]
+        note = ("note: only the download's auditor document is checked; the warehouse rows "
+                "beside it are not proved")
     check = verify_evidence(doc, public)
     if sheet_changed:
         check.problems.append("the printed sheet was changed: it is not the rendering of the "
@@ -156,6 +181,8 @@ def _evidence(args: argparse.Namespace, public: Any) -> int:
                           "proved_events": check.proved, "problems": check.problems,
                           "not_yet_sealed": check.unsealed, "seal": check.seal_number}))
         return 0 if check.proven else 1
+    if note:
+        print(note)
     for problem in check.problems:
         print(shown(problem, 300))
     for event_id in check.unsealed:

@@ -31,7 +31,7 @@ from events.ledger.canonical import canonical_columns, canonical_event, leaf_has
 from events.ledger.compare import Finding, VerifyReport, ranges, verify_store
 from events.ledger.keys import key_id
 from events.ledger.logs import read_seals
-from events.ledger.seal import LeafRow, SealRecord
+from events.ledger.seal import LeafRow, SealRecord, blob
 from events.ledger.stored import StoredEvent, TableEvents, in_seq_order
 from events.ledger.witness import witness_findings
 from events.logs import Cursor, EventLog
@@ -111,8 +111,8 @@ def warehouse_seals(con: Connection) -> list[tuple[str, SealRecord]]:
     for digest, table_id, index, seq, event_id, leaf in con.execute(
             "SELECT seal_digest, table_id, tree_index, seq, event_id, leaf FROM seal_leaves "
             "ORDER BY seal_digest, table_id, tree_index").fetchall():
-        leaves[digest].append(LeafRow(table_id, index, seq, event_id, bytes(leaf)))
-    return [(source, SealRecord(bytes(body), bytes(signature), leaves.get(digest, [])))
+        leaves[digest].append(LeafRow(table_id, index, seq, event_id, blob(leaf)))
+    return [(source, SealRecord(blob(body), blob(signature), leaves.get(digest, [])))
             for source, digest, body, signature in con.execute(
                 "SELECT source, digest, body, signature FROM seals ORDER BY source, number"
             ).fetchall()]

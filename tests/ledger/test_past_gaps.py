@@ -90,7 +90,7 @@ def test_the_checkpoint_lists_the_missing_seqs_and_reruns_add_nothing(
         seals = read_seals(log)
     assert len(seals) == 2  # the fixture's plain seal, then the one past the gap
     body = json.loads(seals[-1].body)
-    assert body["format"] == "uth-seal/3"
+    assert body["format"] == "uth-seal/4"
     t2 = next(t for t in body["tables"] if t["table_id"] == "T2")
     assert (t2["size"], t2["last_seq"], t2["missing"]) == (34, 34, [[19, 19]])
     assert "missing" not in body["tables"][0]  # T1 lacks nothing
