@@ -47,7 +47,10 @@ def command(args: argparse.Namespace, secrets: Path | None = None) -> list[str]:
         f"--server.address={args.address}", "--server.fileWatcherType=none",
         "--server.runOnSave=false", "--browser.gatherUsageStats=false",
         "--global.developmentMode=false", "--client.toolbarMode=viewer",
-        *([f"--secrets.files={secrets}"] if secrets is not None else []),
+        # signed in, the only downloads are the buttons a role is given, each logged: the
+        # grids' own CSV export (of rows already shown) is hidden
+        *([f"--secrets.files={secrets}", "--client.disableDataExport=true"]
+          if secrets is not None else []),
     ]
 
 
