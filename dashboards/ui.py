@@ -13,7 +13,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from dashboards import queries
+from dashboards import access, gate, queries
 from dashboards.format import money
 from events.localtime import LocalTimeError, to_local
 
@@ -145,15 +145,19 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
 
 def table(name: str, data: Any, **kwargs: Any) -> None:
     """``st.dataframe`` with a button beside it downloading the same rows as CSV
-    (``<name>.csv``; the table as shown, its colours aside)."""
+    (``<name>.csv``; the table as shown, its colours aside) when the user's role may
+    download CSV; the download is logged."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)  # a file name, whatever the data says
     st.dataframe(data, **kwargs)
+    if not gate.may(access.CSV):  # a role without CSV downloads is not offered one
+        return
     frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
     n = len(frame)
     st.download_button(f"Download as CSV ({n:,} row{'s' if n != 1 else ''})",
                        frame.to_csv(index=False),
                        file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
-                       icon=":material/download:")
+                       icon=":material/download:",
+                       on_click=gate.on_download(access.CSV, f"{name}.csv"))
 
 
 def local(value: Any, zone: str) -> Any:

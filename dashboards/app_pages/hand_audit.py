@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import evidence, queries, ui
+from dashboards import access, evidence, gate, queries, ui
 from dashboards.format import day, moment, money
 from dashboards.replay_view import describe, fold, table_html
 from events.game.evaluation import CATEGORY_NAMES
@@ -67,6 +67,7 @@ with ui.warehouse("hands", "events", "wagers", "audit_findings") as con:
 
 if st.query_params.get("hand_id") != chosen:
     st.query_params["hand_id"] = chosen
+gate.note("hand", page="hand_audit", hand=chosen)
 cur = str(row.get("currency") or "")
 
 st.subheader(f"Hand {ui.md(chosen)}")
@@ -177,20 +178,23 @@ if not hand_findings.empty:
     ui.table("hand-findings", found, hide_index=True, width="stretch",
              column_config=ui.fitted(found))
 
-st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
-                   file_name=f"evidence-{chosen}.json", mime="application/json",
-                   key="audit_download")
-printable = evidence.sheet(doc, events_df, tz)
-if printable is not None:
-    st.download_button("Download evidence sheet (HTML, printable)", data=printable,
-                       file_name=f"evidence-{chosen}.html", mime="text/html",
-                       key="audit_download_html")
-if doc.get("auditor", {}).get("inclusion_proof"):
-    sealed = doc["auditor"]["inclusion_proof"]
-    st.caption(f"Both downloads carry the hand's inclusion proof against seal "
-               f"{ui.md(json.loads(sealed['seal']['body']).get('number'))}: "
-               "`uth verify --evidence FILE --public-key KEY.pub` checks them alone.")
-elif doc.get("auditor", {}).get("inclusion_proof_missing"):
-    st.caption(f"No inclusion proof: {ui.md(doc['auditor']['inclusion_proof_missing'])}.")
+if gate.may(access.EVIDENCE):  # a role without evidence downloads is not offered them
+    st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
+                       file_name=f"evidence-{chosen}.json", mime="application/json",
+                       key="audit_download", on_click=gate.on_download(
+                           access.EVIDENCE, f"evidence-{chosen}.json", hand=chosen))
+    printable = evidence.sheet(doc, events_df, tz)
+    if printable is not None:
+        st.download_button("Download evidence sheet (HTML, printable)", data=printable,
+                           file_name=f"evidence-{chosen}.html", mime="text/html",
+                           key="audit_download_html", on_click=gate.on_download(
+                               access.EVIDENCE, f"evidence-{chosen}.html", hand=chosen))
+    if doc.get("auditor", {}).get("inclusion_proof"):
+        sealed = doc["auditor"]["inclusion_proof"]
+        st.caption(f"Both downloads carry the hand's inclusion proof against seal "
+                   f"{ui.md(json.loads(sealed['seal']['body']).get('number'))}: "
+                   "`uth verify --evidence FILE --public-key KEY.pub` checks them alone.")
+    elif doc.get("auditor", {}).get("inclusion_proof_missing"):
+        st.caption(f"No inclusion proof: {ui.md(doc['auditor']['inclusion_proof_missing'])}.")
 if "auditor_error" in doc:
     st.caption(f"The auditor's replay is not included: {ui.md(doc['auditor_error'])}")

@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboards import player_queries, queries, ui
+from dashboards import gate, player_queries, queries, ui
 from dashboards.format import count, day, decimal, money
 
 st.title("Players")
@@ -160,6 +160,8 @@ ui.table("players-3", pd.DataFrame({
 }), hide_index=True, width="stretch")
 
 st.subheader("Evidence: the strongest hands")
+gate.note("evidence", page="players",  # whose evidence was shown: pseudonyms only
+          players=sorted({str(p) for p in evidence["player"]}))
 ui.table("players-4", pd.DataFrame({
     "Hand": ["hand_audit?hand_id=" + str(h) for h in evidence["hand_id"]],
     "Player": evidence["player"],
@@ -177,6 +179,8 @@ if labels:
     pick = c1.selectbox("Open an evidence hand", list(labels), format_func=labels.__getitem__,
                         key="players_open")
     if c2.button("Open in hand audit", key="players_go"):
+        gate.note("evidence", once=False, page="players", hand=pick.split("|")[0],
+                  players=[pick.split("|", 1)[1]])
         st.switch_page("app_pages/hand_audit.py", query_params={"hand_id": pick.split("|")[0]})
 
 st.subheader("Dealers the alerts concentrate on")

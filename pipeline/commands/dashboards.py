@@ -2,6 +2,11 @@
 
 The server runs as a child process with ``UTH_WAREHOUSE`` set; SIGTERM or SIGINT to this
 command stops it cleanly and the command exits 0.
+
+Sign-in (``--access FILE``, ``UTH_ACCESS_CONFIG`` or the ``UTH_OIDC_*`` variables, see
+``dashboards/access.py``) is handed to Streamlit's ``st.login`` as a secrets file written
+for the child alone (mode 0600 in a private folder, removed when it stops). With no sign-in
+configured the server answers on loopback only: any other address is refused.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from dashboards import access
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "streamlit_app.py"
 
@@ -23,18 +31,42 @@ def register(sub: Any) -> None:
     p.add_argument("--warehouse", type=Path, required=True, help="the DuckDB warehouse file")
     p.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
     p.add_argument("--address", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+                   help="address to listen on (default 127.0.0.1; another address needs "
+                        "sign-in configured)")
+    p.add_argument("--access", type=Path, default=None,
+                   help="sign-in and roles file (TOML; default: UTH_ACCESS_CONFIG, the "
+                        "UTH_OIDC_* variables)")
     p.set_defaults(func=run)
 
 
-def command(args: argparse.Namespace) -> list[str]:
+def command(args: argparse.Namespace, secrets: Path | None = None) -> list[str]:
+    """The Streamlit server's command line (``secrets``: the sign-in file for st.login)."""
     return [
         sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.headless=true", f"--server.port={int(args.port)}",
         f"--server.address={args.address}", "--server.fileWatcherType=none",
         "--server.runOnSave=false", "--browser.gatherUsageStats=false",
         "--global.developmentMode=false", "--client.toolbarMode=viewer",
+        # signed in, the only downloads are the buttons a role is given, each logged: the
+        # grids' own CSV export (of rows already shown) is hidden
+        *([f"--secrets.files={secrets}", "--client.disableDataExport=true"]
+          if secrets is not None else []),
     ]
+
+
+def access_problem(args: argparse.Namespace) -> tuple[access.Settings | None, str | None]:
+    """The sign-in settings, and why the dashboards must not start (None when they may)."""
+    try:
+        settings = access.load(os.environ, args.access)
+    except access.AccessConfigError as exc:
+        return None, f"the access settings are wrong: {exc}"
+    if settings is None and not access.is_loopback(args.address):
+        return None, (f"refusing to serve on {args.address} with no sign-in configured: "
+                      "anyone reaching that address would see every page (rating slips, "
+                      "game-protection evidence, disputes). Configure sign-in (--access "
+                      f"FILE or {access.ENV_FILE}; docs/floor-operations.md) or serve on "
+                      "127.0.0.1 for one person's use")
+    return settings, None
 
 
 def port_problem(address: str, port: int) -> str | None:
@@ -60,14 +92,33 @@ def run(args: argparse.Namespace) -> int:
     if not warehouse.is_file():
         print(f"uth dashboards: no warehouse at {warehouse} yet; the pages will say so until "
               "`uth load` creates it", file=sys.stderr)
+    settings, refused = access_problem(args)
+    if refused is not None:
+        print(f"uth dashboards: {refused}", file=sys.stderr)
+        return 2
     busy = port_problem(args.address, int(args.port))
     if busy is not None:
         print(f"uth dashboards: {busy}; choose another with --port", file=sys.stderr)
         return 2
     env = dict(os.environ, UTH_WAREHOUSE=str(warehouse))
-    print(f"uth dashboards: serving {warehouse} on http://{args.address}:{args.port}/",
-          file=sys.stderr, flush=True)
-    child = subprocess.Popen(command(args), env=env)
+    if args.access is not None:
+        env[access.ENV_FILE] = str(args.access.expanduser().resolve())
+    with tempfile.TemporaryDirectory(prefix="uth-dashboards-") as private:  # mode 0700
+        secrets = None
+        if settings is not None:
+            secrets = Path(private) / "secrets.toml"
+            fd = os.open(secrets, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(access.secrets_toml(settings))
+        who = (f"sign-in required, roles from the {settings.role_claim!r} claim"
+               if settings is not None else "no sign-in: one person's use on loopback")
+        print(f"uth dashboards: serving {warehouse} on http://{args.address}:{args.port}/ "
+              f"({who})", file=sys.stderr, flush=True)
+        return _serve(command(args, secrets), env)
+
+
+def _serve(argv: list[str], env: dict[str, str]) -> int:
+    child = subprocess.Popen(argv, env=env)
     stopping = False
 
     def stop(signum: int, _frame: object) -> None:

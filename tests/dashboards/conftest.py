@@ -101,14 +101,16 @@ def free_port() -> int:
 class Server:
     """``uth dashboards`` running as a child process on a free loopback port."""
 
-    def __init__(self, warehouse: Path, log: Path) -> None:
-        self.port = free_port()
+    def __init__(self, warehouse: Path, log: Path, *extra: str, port: int | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self._out = log.open("wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pipeline.cli", "dashboards", "--warehouse", str(warehouse),
-             "--port", str(self.port)], cwd=ROOT, stdout=self._out, stderr=subprocess.STDOUT)
+             "--port", str(self.port), *extra], cwd=ROOT, stdout=self._out,
+            stderr=subprocess.STDOUT, env=env)
 
     def wait_ready(self, deadline_s: float = 180.0) -> None:
         deadline = time.monotonic() + deadline_s
