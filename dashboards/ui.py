@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import queries
-from dashboards.format import money
+from dashboards.format import MISSING, Shown, money
+from pipeline.finding_filters import write_csv
 from events.localtime import LocalTimeError, to_local
 
 ENV_VAR = "UTH_WAREHOUSE"
@@ -114,6 +116,8 @@ def multiselect(label: str, options: list[str], key: str) -> tuple[str, ...]:
 
 
 LONG_TEXT = frozenset({"Why (auditor)", "Detail"})
+# what names a row: kept in view when a narrow screen scrolls a grid sideways
+PINNED = frozenset({"Table", "Gaming day", "Hand", "Dealer"})
 
 
 def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
@@ -127,7 +131,8 @@ def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
             config[str(column)] = st.column_config.Column(header, width="large")
             continue
         longest = max([len(header), *(len(str(v)) for v in df[column])])
-        config[str(column)] = st.column_config.Column(header, width=8 * longest + 22)
+        config[str(column)] = st.column_config.Column(header, width=8 * longest + 22,
+                                                      pinned=str(column) in PINNED or None)
     return config
 
 
@@ -145,15 +150,50 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
 
 def table(name: str, data: Any, **kwargs: Any) -> None:
     """``st.dataframe`` with a button beside it downloading the same rows as CSV
-    (``<name>.csv``; the table as shown, its colours aside)."""
+    (``<name>.csv``: :func:`csv_text`)."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)  # a file name, whatever the data says
-    st.dataframe(data, **kwargs)
     frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
     n = len(frame)
+    if n <= 30:  # every row in view (the grid's own height showed 10 of 11)
+        kwargs.setdefault("height", "content")
+    st.dataframe(data, **kwargs)
     st.download_button(f"Download as CSV ({n:,} row{'s' if n != 1 else ''})",
-                       frame.to_csv(index=False),
+                       csv_text(frame),
                        file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                        icon=":material/download:")
+
+
+def frame(columns: Any) -> pd.DataFrame:
+    """A table to show, its cells kept as given (pandas would turn the figures' text into
+    plain strings and lose the numbers the CSV download writes)."""
+    return pd.DataFrame(columns, dtype=object)
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The rows of a shown table as CSV a spreadsheet sums: each figure as its number
+    (money in currency units, a percentage as a percent, no separators), with a
+    ``Currency`` column when the table has money and no currency column of its own; an
+    empty cell for a missing figure; text that would start a formula neutralised, as
+    ``uth audit --csv`` does (the same function)."""
+    columns = [str(c) for c in frame.columns]
+    records = []
+    for values in frame.itertuples(index=False, name=None):
+        row: dict[str, Any] = {}
+        currencies: list[str] = []
+        for column, value in zip(columns, values, strict=True):
+            if isinstance(value, Shown):
+                row[column] = value.number
+                if value.currency and value.currency not in currencies:
+                    currencies.append(value.currency)
+            else:
+                row[column] = "" if not known(value) or value is MISSING or value == MISSING else value
+        row["Currency"] = " ".join(currencies)
+        records.append(row)
+    if any(r["Currency"] for r in records) and "currency" not in {c.lower() for c in columns}:
+        columns.append("Currency")
+    out = io.StringIO()
+    write_csv(records, columns, out)
+    return out.getvalue()
 
 
 def local(value: Any, zone: str) -> Any:

@@ -59,7 +59,7 @@ st.subheader(f"Open queue, oldest first ({count(len(waiting))})")
 if waiting.empty:
     st.success("No open disputes.")
 else:
-    queue = pd.DataFrame({
+    queue = ui.frame({
         "Hand": links(waiting["hand_id"]),
         "Opened": [moment(ui.local(v, tz)) for v in waiting["opened_at"]],
         "Table": waiting["table_id"], "Dealer": waiting["dealer_id"], "Seat": waiting["seat"],
@@ -81,7 +81,7 @@ else:
 
     marks = [checked(ok, o, c) for ok, o, c in zip(
         done["adjustment_correct"], done["owed"], done["currency"], strict=True)]
-    resolved = pd.DataFrame({
+    resolved = ui.frame({
         "Hand": links(done["hand_id"]),
         "Opened": [moment(ui.local(v, tz)) for v in done["opened_at"]],
         "Table": done["table_id"], "Dealer": done["dealer_id"], "Seat": done["seat"],

@@ -97,7 +97,7 @@ else:
                 f"{ui.md(describe(current, cur))}")
     st.markdown(table_html(fold(events, step), cur), unsafe_allow_html=True)
     with st.expander("All events of the hand"):
-        ui.table("hand-events", pd.DataFrame({
+        ui.table("hand-events", ui.frame({
             "Step": range(1, len(events) + 1),
             "Seq": [e["seq"] for e in events],
             "Time": [moment(ui.local(e["occurred_at"], tz)) for e in events],
@@ -135,7 +135,7 @@ else:
     verdicts = [verdict(r, c, ro, co) for r, c, ro, co in zip(
         wagers["recorded_result"], wagers["correct_result"], wagers["recorded_outcome"],
         wagers["correct_outcome"], strict=True)]
-    settlement = pd.DataFrame({
+    settlement = ui.frame({
         "Seat": wagers["seat"],
         "Spot": wagers["spot"],
         "Wager": [money(v, cur) for v in wagers["amount"]],
@@ -165,7 +165,7 @@ if auditor.get("verdict"):
 
 if not hand_findings.empty:
     st.subheader("Findings on this hand")
-    found = pd.DataFrame({
+    found = ui.frame({
         "Kind": hand_findings["kind"], "Seat": hand_findings["seat"],
         "Spot": hand_findings["spot"],
         "Expected": [money(v, cur) for v in hand_findings["expected"]],

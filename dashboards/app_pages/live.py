@@ -51,7 +51,7 @@ def floor() -> None:
          "The floor's hands per hour at its current pace"),
     ])
     st.subheader("Tables")
-    ui.table("live-tables", pd.DataFrame({
+    ui.table("live-tables", ui.frame({
         "Table": tables["table_id"], "Last hand": tables["last_hand"],
         "Dealer": tables["dealer_id"],
         "Started": [moment(v) for v in tables["last_started"]],
@@ -73,7 +73,7 @@ def floor() -> None:
     seen.update(ids)
     if arrived:
         st.toast(f"{arrived} new finding{'s' if arrived != 1 else ''}", icon="🚨")
-    ui.table("live-findings", ui.highlight_rows(pd.DataFrame({
+    ui.table("live-findings", ui.highlight_rows(ui.frame({
         "New": ["● new" if n else "" for n in new],
         "Occurred": [moment(v) for v in found["occurred_at"]],
         "Kind": found["kind"], "Table": found["table_id"], "Dealer": found["dealer_id"],

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import player_queries, queries, ui
-from dashboards.format import count, day, decimal, money
+from dashboards.format import count, day, decimal, money, pct_value
 
 st.title("Players")
 st.caption("A player is the pseudonym the table sent (never a name or card number) or a seat "
@@ -76,7 +76,7 @@ st.caption("Flagged players first (highlighted). Protection score: the strongest
            "player's standardized hidden-card gains (over all hands, and per dealer), adjusted "
            "for how many were tested. Honest play of any skill stays near 0; a player is "
            "flagged from 3.72, a false alarm for at most 1 honest player in 10,000.")
-ui.table("players-1", ui.highlight_rows(pd.DataFrame({
+ui.table("players-1", ui.highlight_rows(ui.frame({
     "Player": rows["player"],
     "Tables": rows["tables"],
     "Days": [count(v) for v in rows["days"]],
@@ -94,7 +94,7 @@ ui.table("players-1", ui.highlight_rows(pd.DataFrame({
 }), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
 
 with st.expander("Rating slips by gaming day"):
-    ui.table("players-2", pd.DataFrame({
+    ui.table("players-2", ui.frame({
         "Gaming day": [day(v) for v in daily["gaming_day"]],
         "Player": daily["player"],
         "Table": daily["table_id"],
@@ -123,7 +123,7 @@ def dealers_flagged() -> None:
                "10,000 whose players are honest. Flashes: the gain is this dealer's (against "
                "the same players' or tables' other dealers); hosts hole-carders: the players "
                "gain whoever deals.")
-    ui.table("players-6", pd.DataFrame({
+    ui.table("players-6", ui.frame({
         "Dealer": dealer_flags["dealer_id"],
         "Tables": dealer_flags["tables"],
         "Hands": [count(v) for v in dealer_flags["hands"]],
@@ -146,7 +146,7 @@ st.caption("Each decision is valued with the dealer's actual cards and with card
            "could not tell apart: honest play gains nothing from them on average; these "
            "players' gains keep growing. Pattern: which cards the decisions match; only with "
            "dealer: the evidence is in that dealer's hands alone (a dealer who flashes).")
-ui.table("players-3", pd.DataFrame({
+ui.table("players-3", ui.frame({
     "Player": alerts["player"],
     "Table": alerts["table_id"],
     "Seats": alerts["seats"],
@@ -160,7 +160,7 @@ ui.table("players-3", pd.DataFrame({
 }), hide_index=True, width="stretch")
 
 st.subheader("Evidence: the strongest hands")
-ui.table("players-4", pd.DataFrame({
+ui.table("players-4", ui.frame({
     "Hand": ["hand_audit?hand_id=" + str(h) for h in evidence["hand_id"]],
     "Player": evidence["player"],
     "Rank": evidence["rank"],
@@ -182,12 +182,12 @@ if labels:
 st.subheader("Dealers the alerts concentrate on")
 st.caption("The flagged players' hidden-card gains by the dealer who dealt: a dealer who "
            "flashes cards carries most of them.")
-ui.table("players-5", pd.DataFrame({
+ui.table("players-5", ui.frame({
     "Dealer": dealers["dealer_id"],
     "Flagged players": [count(v) for v in dealers["flagged_players"]],
     "Hands": [count(v) for v in dealers["hands"]],
     "Gain (antes)": [decimal(v, 1) for v in dealers["gain_antes"]],
-    "Share of the gain": [f"{v:.0%}" if ui.known(v) else "—" for v in dealers["gain_share"]],
+    "Share of the gain": [pct_value(v, 0) for v in dealers["gain_share"]],
     "Best score with the dealer": [decimal(v, 1) for v in dealers["max_z"]],
 }), hide_index=True, width="stretch")
 st.altair_chart(alt.Chart(dealers).mark_bar().encode(
