@@ -142,10 +142,11 @@ def money_column(df: pd.DataFrame, column: str, currency: str = "currency") -> l
 
 
 def metric_row(items: list[tuple[str, str, str | None]]) -> None:
-    """Metrics side by side: (label, value, help)."""
-    cols = st.columns(len(items))
-    for col, (label, value, help_text) in zip(cols, items, strict=True):
-        col.metric(label, value, help=help_text)
+    """Metrics side by side: (label, value, help), each as wide as its figure, onto the
+    next line when the screen is narrow (equal columns cut "CA$120..." at 800 pixels)."""
+    row = st.container(horizontal=True, gap="large")
+    for label, value, help_text in items:
+        row.metric(label, value, help=help_text, width="content")
 
 
 def table(name: str, data: Any, **kwargs: Any) -> None:

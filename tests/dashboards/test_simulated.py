@@ -115,3 +115,17 @@ def test_dealers(app, simulated_warehouse: Path, wh) -> None:  # type: ignore[no
             "GROUP BY 1").fetchall():
         assert (table.loc[dealer, "Hands"], table.loc[dealer, "Mispays"]) == (
             count(hands), count(mispays))
+
+
+def test_hand_audit_writes_a_loss_as_the_command_line_does(app, simulated_warehouse: Path,  # type: ignore[no-untyped-def]
+                                                           wh) -> None:
+    """``lose $5.00``, not ``lose -$5.00`` (a double negative); the CSV keeps the sign."""
+    hand, currency, result = wh.execute(
+        "SELECT w.hand_id, h.currency, w.recorded_result FROM wagers w JOIN hands h USING (hand_id) "
+        "WHERE w.recorded_outcome = 'lose' ORDER BY w.hand_id LIMIT 1").fetchone()
+    at = app(simulated_warehouse, "hand_audit", hand_id=hand)
+    no_failure(at)
+    settlement = at.dataframe[1].value
+    losses = [p for p in settlement["Recorded"] if p.startswith("lose")]
+    assert losses and not [p for p in losses if p.startswith("lose -")], losses
+    assert f"lose {money(-result, currency)}" in losses
