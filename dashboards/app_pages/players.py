@@ -41,15 +41,13 @@ if rows.empty:
     st.stop()
 
 UNKNOWN = "unknown"  # a figure no exact edge gives: shown as such, never as 0
-currencies = set(rows["currency"].dropna())
-floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
 
 
-def total(column: str) -> str:
-    if floor_currency is None:
-        return "several currencies"
-    missing = int(rows[column].isna().sum())
-    shown = money(int(rows[column].dropna().sum()), floor_currency)
+def total(part: pd.DataFrame, column: str, currency: str) -> str:
+    missing = int(part[column].isna().sum())
+    if missing == len(part):
+        return UNKNOWN
+    shown = money(int(part[column].dropna().sum()), currency)
     return f"{shown} + {count(missing)} unknown" if missing else shown
 
 
@@ -61,15 +59,21 @@ def theo_column(df: pd.DataFrame, column: str) -> list[str]:
 
 ui.metric_row([
     ("Players", count(len(rows)), None),
-    ("Hands", count(int(rows["hands"].sum())), None),
-    ("Handle", total("handle"), "Every wager: ante, blind, play, Trips"),
-    ("Theoretical win", total("theo_win"),
-     "Exact house edge of the wagers under the ruleset; unknown players aside"),
-    ("Actual win", total("actual_win"),
-     "The house's settled result, resolved disputes' adjustments included"),
+    ("Seat-hands", count(int(rows["hands"].sum())),
+     "Hands played, counted once per player: a hand of three players counts three"),
     ("Flagged players", count(int(rows["flagged"].fillna(False).sum())),
      "Decisions that depend on the dealer's hidden cards"),
 ])
+# the money in each currency of its own (a sum across currencies means nothing)
+for currency, part in rows.groupby("currency", sort=True):
+    ui.metric_row([
+        (f"Handle ({ui.md(currency)})", total(part, "handle", str(currency)),
+         "Every wager: ante, blind, play, Trips"),
+        (f"Theoretical win ({ui.md(currency)})", total(part, "theo_win", str(currency)),
+         "Exact house edge of the wagers under the ruleset; unknown players aside"),
+        (f"Actual win ({ui.md(currency)})", total(part, "actual_win", str(currency)),
+         "The house's settled result, resolved disputes' adjustments included"),
+    ])
 
 st.subheader("Rating slips")
 st.caption("Flagged players first (highlighted). Protection score: the strongest of the "
