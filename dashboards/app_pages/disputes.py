@@ -31,8 +31,10 @@ for cur, t in totals.set_index("currency").iterrows():
         st.subheader(f"In {ui.md(cur) if cur else 'no currency'}")
     ui.metric_row([
         ("Open", count(t["open"]), "Disputes without a resolution yet"),
-        ("Owed on open disputes", money(t["owed_open"], str(cur)),
-         "What the house owes the players of the open disputes (negative: overpaid)"),
+        ("Owed to players (open)", money(t["owed_open"], str(cur)),
+         "What the house owes the players of the open disputes it underpaid"),
+        ("Overpaid (open)", money(t["overpaid_open"], str(cur)),
+         "What the players of the open disputes were paid too much"),
         ("Resolved", count(t["resolved"]), None),
         ("Wrong adjustments", count(t["wrong"]),
          "Resolved disputes whose adjustment is not what the house owed"),
