@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="uth",
         description="Ultimate Texas Hold'em hand history: simulate, ingest, audit, load, show.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("--version", action="version", version=f"uth {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
@@ -29,6 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
         for action in command._actions:
             action.help = _plain(action.help)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("uth-floor")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def _plain(text: str | None) -> str | None:
@@ -49,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        if args.command is None:  # `uth` alone: what it can do, not an error
+            parser.print_help()
+            return 0
         code = int(args.func(args) or 0)
         if argv is None and args.command in FREEZE_AT_EXIT:
             # the process ends now: the interpreter's last collections skip every object

@@ -147,8 +147,11 @@ def matches(h: HandSummary, args: argparse.Namespace, chosen: Any) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from events.logs import LogError
-    from pipeline.finding_filters import Filter, write_csv
+    from pipeline.finding_filters import Filter, exclusive_formats, write_csv
 
+    if refused := exclusive_formats(args, "hands"):
+        print(refused, file=sys.stderr)
+        return 2
     chosen = Filter.from_args(args)
     try:
         hands = summaries(args.source)

@@ -1,0 +1,52 @@
+"""What a new user trips over on the command line (issue 36): `uth` alone, `--version`,
+two outputs asked at once, a kind of finding that does not exist, a log URL scheme no
+command writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+
+
+def test_uth_alone_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: uth") and "audit" in out and "error" not in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.startswith("uth ")
+
+
+@pytest.mark.parametrize("command", ["audit", "hands"])
+def test_csv_and_json_together_are_refused(command: str, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("")
+    assert main([command, "--source", str(log), "--csv", "--json"]) == 2
+    assert "--csv and --json" in capsys.readouterr().err
+
+
+def test_an_unknown_kind_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("")
+    with pytest.raises(SystemExit) as stop:
+        main(["audit", "--source", str(log), "--kind", "bogus"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "'bogus' is not a kind of finding" in err and "mispay" in err
+
+
+def test_simulate_refuses_an_unknown_scheme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--sink", "postgres://x/y", "--tables", "1", "--hands", "1",
+                 "--quiet"]) == 2
+    assert "postgres://" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # no file named ./postgres:/x/y
