@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
+from urllib.parse import quote
 
 import duckdb
 import pandas as pd
@@ -78,13 +79,24 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
         st.stop()
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-!|<>~$])")
+# a backslash escape (or a character reference) leaves "http://x.y", "www.x.y" and "a@b.c"
+# as text the renderer still turns into live links: an invisible word joiner (U+2060)
+# before each of these characters breaks the pattern, the text reads the same
+_MD_LINKING = {".": "\u2060\\.", ":": "\u2060\\:", "@": "\u2060@"}
 
 
 def md(value: Any) -> str:
-    """Warehouse text made inert in Streamlit markdown (no links, HTML, emphasis, LaTeX
-    between dollar signs, or ``:icon:`` directives)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(value))
+    """Warehouse text made inert in Streamlit markdown (no links, autolinked URLs or
+    addresses, HTML, emphasis, LaTeX between dollar signs, or ``:icon:`` directives)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", str(value))
+    return "".join(_MD_LINKING.get(c, c) for c in escaped)
+
+
+def hand_link(hand_id: Any) -> str:
+    """The hand audit page of a hand, its id URL-encoded (``+``, ``&``, ``#`` and ``/``
+    stay part of the id, never the link's own syntax)."""
+    return "hand_audit?hand_id=" + quote(str(hand_id), safe="")
 
 
 def empty_notice(what: str) -> None:

@@ -48,7 +48,7 @@ def notes(frame: pd.DataFrame) -> list[str]:
 
 
 def links(hands: pd.Series) -> list[str]:
-    return ["hand_audit?hand_id=" + str(h) for h in hands]
+    return [ui.hand_link(h) for h in hands]
 
 
 LINK = {"Hand": st.column_config.LinkColumn("Hand", display_text=r"hand_id=(.*)",

@@ -65,7 +65,7 @@ if len(rows) >= queries.FINDINGS_LIMIT:
     st.caption(f"The latest {queries.FINDINGS_LIMIT:,} shown; narrow the filters to see others.")
 has_hand = rows["hand_id"].notna()
 ui.table("findings", ui.frame({
-    "Hand": ["hand_audit?hand_id=" + str(h) if ok else None
+    "Hand": [ui.hand_link(h) if ok else None
              for h, ok in zip(rows["hand_id"], has_hand, strict=True)],
     "Occurred": [moment(v) for v in rows["occurred_at"]],
     "Shift": rows["shift"],

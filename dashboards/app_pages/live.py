@@ -77,7 +77,7 @@ def floor() -> None:
         "New": ["● new" if n else "" for n in new],
         "Occurred": [moment(v) for v in found["occurred_at"]],
         "Kind": found["kind"], "Table": found["table_id"], "Dealer": found["dealer_id"],
-        "Hand": ["hand_audit?hand_id=" + str(h) if ui.known(h) else None
+        "Hand": [ui.hand_link(h) if ui.known(h) else None
                  for h in found["hand_id"]],
         "Seat": found["seat"],
         "Expected": ui.money_column(found, "expected"),

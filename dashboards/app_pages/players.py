@@ -165,7 +165,7 @@ ui.table("players-3", ui.frame({
 
 st.subheader("Evidence: the strongest hands")
 ui.table("players-4", ui.frame({
-    "Hand": ["hand_audit?hand_id=" + str(h) for h in evidence["hand_id"]],
+    "Hand": [ui.hand_link(h) for h in evidence["hand_id"]],
     "Player": evidence["player"],
     "Rank": evidence["rank"],
     "Table": evidence["table_id"],

@@ -65,3 +65,11 @@ def test_money_is_in_units_with_its_currency_and_formulas_are_inert() -> None:
         ["'+1", "150", "-5", "0", "JPY"],
         ["D4", "", "", "", ""],
     ]
+
+
+def test_hand_links_are_url_encoded() -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    for hand in ("T1+2", "A&hand_id=B", "T#7", "x/../y", "é 1"):
+        link = ui.hand_link(hand)
+        assert parse_qs(urlsplit(link).query)["hand_id"] == [hand], link
