@@ -8,6 +8,7 @@ starts no Dagster run: it runs the same checks itself and prints them.
 """
 
 import argparse
+from pathlib import Path
 import logging
 import os
 import sys
@@ -23,7 +24,8 @@ def register(sub: Any) -> None:
                                     "(the Dagster asset graph, in-process)")
     p.add_argument("--source", required=True,
                    help="event log URL: sqlite:///log.db, kafka://host:port[/topic], x.jsonl")
-    p.add_argument("--warehouse", required=True, help="DuckDB file (created when missing)")
+    p.add_argument("--warehouse", required=True,
+                   help="DuckDB file (created when missing, in a folder that exists)")
     p.add_argument("--gaming-day-start", default=None, metavar="HH:MM",
                    help="when a gaming day starts, local time in UTH_TIMEZONE (default "
                         "UTH_GAMING_DAY_START, else 06:00)")
@@ -75,6 +77,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth load: {exc}", file=sys.stderr)
         return 2
 
+    folder = Path(args.warehouse).parent
+    if not folder.is_dir():  # a mistyped folder would start a second warehouse
+        print(f"uth load: the folder {folder} does not exist: create it first (mkdir -p), "
+              "or correct the warehouse path", file=sys.stderr)
+        return 2
     _progress(args.quiet)
     if not (args.from_archive or args.seal_key or args.rebuild_rollups):
         from events.logs import LogError

@@ -50,3 +50,13 @@ def test_simulate_refuses_an_unknown_scheme(tmp_path: Path, monkeypatch: pytest.
                  "--quiet"]) == 2
     assert "postgres://" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())  # no file named ./postgres:/x/y
+
+
+def test_load_refuses_a_missing_warehouse_folder(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("")
+    target = tmp_path / "no" / "such" / "dir" / "wh.duckdb"
+    assert main(["load", "--source", str(log), "--warehouse", str(target), "--quiet"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
