@@ -17,8 +17,8 @@ import streamlit as st
 
 from dashboards import queries
 from dashboards.format import MISSING, Shown, money
-from pipeline.finding_filters import write_csv
 from events.localtime import LocalTimeError, to_local
+from pipeline.finding_filters import write_csv
 
 ENV_VAR = "UTH_WAREHOUSE"
 
@@ -199,7 +199,8 @@ def csv_text(frame: pd.DataFrame) -> str:
                 if value.currency and value.currency not in currencies:
                     currencies.append(value.currency)
             else:
-                row[column] = "" if not known(value) or value is MISSING or value == MISSING else value
+                missing = not known(value) or value is MISSING or value == MISSING
+                row[column] = "" if missing else value
         row["Currency"] = " ".join(currencies)
         records.append(row)
     if any(r["Currency"] for r in records) and "currency" not in {c.lower() for c in columns}:

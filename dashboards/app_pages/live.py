@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 
-import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui

@@ -8,10 +8,10 @@ starts no Dagster run: it runs the same checks itself and prints them.
 """
 
 import argparse
-from pathlib import Path
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",

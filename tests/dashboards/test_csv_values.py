@@ -42,7 +42,7 @@ def test_every_download_holds_numbers(app, handmade_warehouse: Path, page: str,
     assert seen, page
     for name, text in seen:
         rows = list(csv.reader(io.StringIO(text)))
-        header, body = rows[0], rows[1:]
+        body = rows[1:]
         formatted = [c for r in body for c in r if FORMATTED.search(c)]
         assert not formatted, (name, formatted[:5])
     if page in ("floor", "disputes", "hold", "dealers"):

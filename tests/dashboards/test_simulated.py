@@ -121,7 +121,8 @@ def test_hand_audit_writes_a_loss_as_the_command_line_does(app, simulated_wareho
                                                            wh) -> None:
     """``lose $5.00``, not ``lose -$5.00`` (a double negative); the CSV keeps the sign."""
     hand, currency, result = wh.execute(
-        "SELECT w.hand_id, h.currency, w.recorded_result FROM wagers w JOIN hands h USING (hand_id) "
+        "SELECT w.hand_id, h.currency, w.recorded_result "
+        "FROM wagers w JOIN hands h USING (hand_id) "
         "WHERE w.recorded_outcome = 'lose' ORDER BY w.hand_id LIMIT 1").fetchone()
     at = app(simulated_warehouse, "hand_audit", hand_id=hand)
     no_failure(at)
