@@ -60,3 +60,12 @@ def test_load_refuses_a_missing_warehouse_folder(tmp_path: Path,
     assert main(["load", "--source", str(log), "--warehouse", str(target), "--quiet"]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_schema_to_a_missing_folder_is_a_message(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "--out", str(tmp_path / "nonexist" / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "Traceback" not in err
+    assert main(["schema", "--out", str(tmp_path / "x.json")]) == 0
+    assert "wrote" in capsys.readouterr().err
