@@ -31,10 +31,12 @@ def _card(text: str) -> str:
     from events.game.cards import is_card
 
     card = text.strip()
+    if card[:2] == "10":  # as every output prints it: 10♦
+        card = "T" + card[2:]
     card = card[:1].upper() + card[1:].lower()
     if not is_card(card):
         raise argparse.ArgumentTypeError(f"{text!r} is not a card: write rank then suit, "
-                                         "e.g. As, Td, 7h")
+                                         "e.g. As, Td (or 10d), 7h")
     return card
 
 

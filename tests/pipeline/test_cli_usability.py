@@ -69,3 +69,23 @@ def test_schema_to_a_missing_folder_is_a_message(tmp_path: Path,
     assert "cannot write" in err and "Traceback" not in err
     assert main(["schema", "--out", str(tmp_path / "x.json")]) == 0
     assert "wrote" in capsys.readouterr().err
+
+
+def test_ten_as_printed_and_replay_says_what_it_wrote(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    assert main(["simulate", "--sink", str(log), "--tables", "1", "--hands", "30",
+                 "--seed", "3", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["hands", "--source", str(log), "--card", "10h", "--json"]) == 0
+    found = capsys.readouterr().out.splitlines()
+    assert found  # 30 hands: a ten of hearts is dealt in some
+    assert main(["hands", "--source", str(log), "--card", "Th", "--json"]) == 0
+    assert capsys.readouterr().out.splitlines() == found
+    import json
+
+    hand = json.loads(found[0])["hand_id"]
+    sheet = tmp_path / "sheet.html"
+    assert main(["replay", hand, "--source", str(log), "--html", str(sheet)]) == 0
+    assert f"wrote the evidence sheet of {hand} to {sheet}" in capsys.readouterr().err
+    assert sheet.exists()
