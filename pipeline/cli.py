@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 
+from events.localtime import LocalTimeError
 from pipeline import commands
 from pipeline.terminal import VisibleText
 
@@ -56,9 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # never obeyed, by the terminal (the progress bars' carriage return is the commands')
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = VisibleText(out), VisibleText(err, keep="\n\t\r")  # type: ignore[assignment]
+    command = ""
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        command = args.command
         if args.command is None:  # `uth` alone: what it can do, not an error
             parser.print_help()
             return 0
@@ -71,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except LocalTimeError as exc:  # UTH_TIMEZONE, UTH_SHIFTS...: a setting, not a bug
+        print(f"uth {command}: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     finally:

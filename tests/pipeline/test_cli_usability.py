@@ -89,3 +89,15 @@ def test_ten_as_printed_and_replay_says_what_it_wrote(tmp_path: Path,
     assert main(["replay", hand, "--source", str(log), "--html", str(sheet)]) == 0
     assert f"wrote the evidence sheet of {hand} to {sheet}" in capsys.readouterr().err
     assert sheet.exists()
+
+
+def test_an_unknown_time_zone_is_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    assert main(["simulate", "--sink", str(log), "--tables", "1", "--hands", "3",
+                 "--quiet"]) == 0
+    monkeypatch.setenv("UTH_TIMEZONE", "Mars/Olympus")
+    capsys.readouterr()
+    assert main(["hands", "--source", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("uth hands: UTH_TIMEZONE='Mars/Olympus' is not a known IANA")
