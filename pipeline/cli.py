@@ -33,6 +33,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None,
+                  extra: list[str]) -> None:
+    """Stop on arguments no option takes, with the command's own usage and the nearest
+    option's name (``--tabel``: did you mean ``--table``?)."""
+    import difflib
+
+    target = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            target = action.choices[command]
+    options = [o for a in target._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for word in extra:
+        near = difflib.get_close_matches(word.split("=")[0], options, n=1, cutoff=0.6)
+        if word.startswith("-") and near:
+            hints.append(f"{word}: did you mean {near[0]}?")
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    target.error(message + (" (" + "; ".join(hints) + ")" if hints else ""))
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -60,8 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = ""
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
         command = args.command
+        if extra:
+            _unrecognized(parser, command, extra)
         if args.command is None:  # `uth` alone: what it can do, not an error
             parser.print_help()
             return 0

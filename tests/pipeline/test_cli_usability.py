@@ -101,3 +101,12 @@ def test_an_unknown_time_zone_is_a_message(tmp_path: Path, monkeypatch: pytest.M
     assert main(["hands", "--source", str(log)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("uth hands: UTH_TIMEZONE='Mars/Olympus' is not a known IANA")
+
+
+def test_a_mistyped_option_names_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["audit", "--source", "x.jsonl", "--tabel", "T01"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: uth audit")
+    assert "--tabel: did you mean --table?" in err
