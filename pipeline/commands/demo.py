@@ -19,7 +19,11 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("demo", help="simulate a floor, audit it, load the warehouse, report")
+    p = sub.add_parser("demo", help="simulate a floor, audit it, load the warehouse, report",
+                       description="The whole system on a small simulated floor: simulate "
+                                   "it into an event log, audit it, load the warehouse, print "
+                                   "a floor report (what `make demo` runs).",
+                       epilog="example: uth demo --dir demo-data --tables 6 --hands 600")
     p.add_argument("--dir", type=Path, default=Path("demo-data"), help="where the demo writes")
     p.add_argument("--tables", type=int, default=6, help="tables on the floor (default 6)")
     p.add_argument("--hands", type=int, default=600, help="hands per table (default 600)")

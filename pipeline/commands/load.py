@@ -21,7 +21,12 @@ TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
 
 def register(sub: Any) -> None:
     p = sub.add_parser("load", help="load events from a log into the DuckDB warehouse "
-                                    "(the Dagster asset graph, in-process)")
+                                    "(the Dagster asset graph, in-process)",
+                       description="Load a log's new events into the DuckDB warehouse (the "
+                                   "Dagster asset graph, in-process), exactly once: audit "
+                                   "the hands they touch, rebuild the rollups, archive them.",
+                       epilog="example: uth load --source sqlite:///demo-data/events.db "
+                              "--warehouse demo-data/warehouse.duckdb")
     p.add_argument("--source", required=True,
                    help="event log URL: sqlite:///log.db, kafka://host:port[/topic], x.jsonl")
     p.add_argument("--warehouse", required=True,

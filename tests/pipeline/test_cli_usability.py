@@ -110,3 +110,18 @@ def test_a_mistyped_option_names_the_nearest(capsys: pytest.CaptureFixture[str])
     err = capsys.readouterr().err
     assert err.startswith("usage: uth audit")
     assert "--tabel: did you mean --table?" in err
+
+
+@pytest.mark.parametrize("command", ["dashboards", "demo", "load", "schema"])
+def test_every_command_has_a_description_and_an_example(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert f"example: uth {command}" in out
+    body = out.split("options:")[0]
+    assert len([line for line in body.splitlines() if line.strip()]) > 2, body
+    if command == "demo":  # every option says what it is
+        for option in ("--tables", "--hands", "--seed"):
+            line = next(x for x in out.splitlines() if x.strip().startswith(option))
+            assert len(line.split()) > 3, line
