@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser, kinds: bool = True) -> None:
 
 def kind(text: str) -> str:
     """A kind of finding (or ``dispute``); any other word is refused with the list."""
-    from events.audit.findings import FINDING_KINDS
+    from events.findings import FINDING_KINDS
 
     known = (*FINDING_KINDS, "dispute")
     if text not in known:
