@@ -76,19 +76,19 @@ if chart_rows:
     st.altair_chart(chart, width="stretch")
 
 st.subheader("Tables by gaming day, outliers first")
-# one grid, one row per table-day: the hold against its control limits, then the money
-# (the table and the day stay in view when a narrow screen scrolls it sideways)
+# one grid, one row per table-day: the hold and the money first, then the hold's control
+# limits and the pace (the table and the day stay in view when the grid scrolls sideways)
 grid = ui.frame({
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],
     "95% limits": ["⚠ outside" if o else "within" for o in rows["outside"]],
     "Hold % (win ÷ drop)": [pct_value(v) for v in rows["hold_pct"]],
+    "Drop": ui.money_column(rows, "drop"),
+    "House win": ui.money_column(rows, "house_win"),
+    "Handle": ui.money_column(rows, "handle"),
+    "Theoretical win": ui.money_column(rows, "theoretical_win"),
     "Hold limit low": [pct_value(v) for v in rows["hold_ci_low"]],
     "Hold limit high": [pct_value(v) for v in rows["hold_ci_high"]],
-    "Drop": ui.money_column(rows, "drop"),
-    "Handle": ui.money_column(rows, "handle"),
-    "House win": ui.money_column(rows, "house_win"),
-    "Theoretical win": ui.money_column(rows, "theoretical_win"),
     "Win ÷ handle": [pct_value(v) for v in rows["win_to_handle_pct"]],
     "Hands": [count(v) for v in rows["hands"]],
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],

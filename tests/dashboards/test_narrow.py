@@ -27,6 +27,7 @@ def _open(page, server: Server, path: str, title: str, marker: str) -> None:  # 
 @pytest.mark.parametrize("width", [1400, 800])
 def test_every_page_at_width(browser, server: Server, tmp_path: Path, width: int) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     page = browser.new_page(viewport={"width": width, "height": 1000})
+    page.set_default_timeout(120_000)
     problems: list[str] = []
     for path, title, marker in PAGES:
         _open(page, server, path, title, marker)
@@ -38,10 +39,13 @@ def test_every_page_at_width(browser, server: Server, tmp_path: Path, width: int
             '[data-testid="stBaseButton-secondary"] p', CUT)
         problems += [f"{name}: {text!r} cut" for text in cut if text.strip()]
         if name == "hand_audit":  # the grid draws the columns in view, and only those
+            page.locator('[data-testid="stDataFrame"] th', has_text="Spot").first.wait_for(
+                state="attached")
             shown = page.eval_on_selector_all(
                 '[data-testid="stDataFrame"]',
                 "els => els.map(e => [...e.querySelectorAll('th')].map(t => t.innerText))")
-            settlement = next(cols for cols in shown if "Verdict" in cols)
+            settlement = next((cols for cols in shown if "Seat" in cols and "Spot" in cols),
+                              [])
             missing = {"Seat", "Verdict", "Recorded", "Computed"} - set(settlement)
             if missing:
                 problems.append(f"hand audit: {sorted(missing)} off-screen ({settlement})")
