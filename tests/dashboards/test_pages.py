@@ -16,7 +16,7 @@ from tests.dashboards.conftest import no_failure
 
 def texts(elements) -> list[str]:  # type: ignore[no-untyped-def]
     """Element texts with markdown escapes removed (warehouse text is escaped)."""
-    return [re.sub(r"\\(.)", r"\1", e.value) for e in elements]
+    return [re.sub(r"\\(.)", r"\1", e.value).replace("\u2060", "") for e in elements]
 
 
 def hands_offered(at) -> list[str]:  # type: ignore[no-untyped-def]

@@ -48,8 +48,8 @@ def test_floor(app, simulated_warehouse: Path, wh) -> None:  # type: ignore[no-u
         assert money(theo, cur) in shown["Theoretical win"]
         assert pct(win / drop, "drop") in shown["Hold % (win ÷ drop)"]
         assert count(hands) in shown["Hands"]
-    table = at.dataframe[1].value  # the money grid (the first holds hold and its limits)
-    assert len(at.dataframe[0].value) == len(table)
+    table = at.dataframe[0].value  # the one grid: hold, money, limits per table-day
+    assert len(at.dataframe) == 1  # each table-day once, in one grid
     assert len(table) == wh.execute("SELECT count(*) FROM table_hold_daily").fetchone()[0]
     for t, d, cur, win in wh.execute("SELECT table_id, gaming_day, currency, house_win "
                                      "FROM table_hold_daily").fetchall():
