@@ -95,17 +95,22 @@ def disputes(con: duckdb.DuckDBPyConnection, status: str | None = None,
 
 def dispute_totals(con: duckdb.DuckDBPyConnection,
                    rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per currency: open and resolved disputes, owed on the open ones, wrong adjustments;
+    """Per currency: open and resolved disputes, what the house owes the players of the
+    open ones and what it overpaid them (two sums: one direction never offsets the other),
+    wrong adjustments;
     from ``rows`` (every dispute, :func:`disputes` without a limit) when given, which
     saves reading the events again."""
     if rows is None:
         rows = disputes(con, limit=None)
     if rows.empty:
-        return pd.DataFrame(columns=["currency", "open", "resolved", "owed_open", "wrong"])
+        return pd.DataFrame(columns=["currency", "open", "resolved", "owed_open",
+                                     "overpaid_open", "wrong"])
     is_open = rows["status"] == "open"
+    owed = rows["owed"].where(is_open, 0).fillna(0).astype(int)
     wrong = rows["adjustment_correct"].astype("boolean").eq(False).fillna(False)
     frame = pd.DataFrame({"currency": rows["currency"], "open": is_open.astype(int),
                           "resolved": (~is_open).astype(int),
-                          "owed_open": rows["owed"].where(is_open, 0).fillna(0).astype(int),
+                          "owed_open": owed.clip(lower=0).astype(int),
+                          "overpaid_open": (-owed).clip(lower=0).astype(int),
                           "wrong": wrong.astype(int)})
     return frame.groupby("currency", as_index=False, sort=True).sum()

@@ -18,17 +18,51 @@ A percentage always says what it is a percentage of:
 '25.00% (3 of 12 wagers)'
 >>> count(1234567), rate(37.25, "hands/hour")
 ('1,234,567', '37.2 hands/hour')
+
+Each of them is text that also carries its number, which a table's CSV download writes
+instead (money in currency units beside its currency, a percentage as a percent):
+
+>>> money(-5050, "EUR").number, money(-5050, "EUR").currency, pct(0.123456, "drop").number
+(Decimal('-50.50'), 'EUR', Decimal('12.3456'))
 """
 
 from __future__ import annotations
 
 import math
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
+from events.money import CURRENCIES
 from events.money import money as events_money
 
 MISSING = "—"
+
+
+class Shown(str):
+    """A figure as shown (``CA$1,234.56``, ``12.35% of drop``) that keeps its value:
+    ``number`` (currency units, a percent, a count) and, for money, ``currency``."""
+
+    number: Decimal | int
+    currency: str | None
+
+    def __new__(cls, text: str, number: Decimal | int,
+                currency: str | None = None) -> Shown:
+        shown = super().__new__(cls, text)
+        shown.number, shown.currency = number, currency
+        return shown
+
+
+def _percent(fraction: float, digits: int = 6) -> Decimal:
+    """A fraction as a percent, plainly written: ``Decimal('12.3456')``, ``Decimal('10')``."""
+    text = f"{fraction * 100:.{digits}f}".rstrip("0").rstrip(".")
+    return Decimal(text if text not in ("", "-0") else "0")
+
+
+def units(cents: int, currency: str | None) -> Decimal:
+    """Integer cents as an exact amount in currency units: ``Decimal('-50.50')``."""
+    digits = CURRENCIES.get((currency or "").upper(), ("", 2))[1]
+    return Decimal(int(cents)).scaleb(-digits)
 
 def _is_missing(value: Any) -> bool:
     if value is None:
@@ -47,7 +81,8 @@ def money(cents: Any, currency: str | None) -> str:
         if not cents.is_integer():
             raise ValueError(f"money is integer cents, got {cents!r}")
         cents = int(cents)
-    return events_money(int(cents), currency, symbol=True)
+    return Shown(events_money(int(cents), currency, symbol=True), units(int(cents), currency),
+                 currency)
 
 
 def mispay_net(cents: Any, currency: str, mispays: Any) -> str:
@@ -65,7 +100,8 @@ def pct(fraction: Any, denominator: str | None, digits: int = 2) -> str:
     if _is_missing(fraction) or (isinstance(fraction, float) and math.isinf(fraction)):
         return f"{MISSING} (no {denominator})" if denominator else MISSING
     text = f"{float(fraction) * 100:.{digits}f}%"
-    return f"{text} of {denominator}" if denominator else text
+    exact = _percent(float(fraction))
+    return Shown(f"{text} of {denominator}" if denominator else text, exact)
 
 
 def pct_value(fraction: Any, digits: int = 2) -> str:
@@ -79,17 +115,21 @@ def share(part: Any, whole: Any, noun: str, digits: int = 2) -> str:
         return MISSING
     if int(whole) == 0:
         return f"{MISSING} (0 {noun})"
-    return f"{int(part) / int(whole) * 100:.{digits}f}% ({int(part):,} of {int(whole):,} {noun})"
+    fraction = int(part) / int(whole)
+    return Shown(f"{fraction * 100:.{digits}f}% ({int(part):,} of {int(whole):,} {noun})",
+                 _percent(fraction))
 
 
 def count(value: Any) -> str:
     """An integer count with thousands separators."""
-    return MISSING if _is_missing(value) else f"{int(value):,}"
+    return MISSING if _is_missing(value) else Shown(f"{int(value):,}", int(value))
 
 
 def rate(value: Any, unit: str, digits: int = 1) -> str:
     """A rate such as hands per hour."""
-    return MISSING if _is_missing(value) else f"{float(value):,.{digits}f} {unit}"
+    if _is_missing(value):
+        return MISSING
+    return Shown(f"{float(value):,.{digits}f} {unit}", Decimal(f"{float(value):.{digits}f}"))
 
 
 def day(value: Any) -> str:
@@ -110,11 +150,13 @@ def moment(value: Any) -> str:
 
 def decimal(value: Any, digits: int = 1) -> str:
     """A plain number with thousands separators."""
-    return MISSING if _is_missing(value) else f"{float(value):,.{digits}f}"
+    if _is_missing(value):
+        return MISSING
+    return Shown(f"{float(value):,.{digits}f}", Decimal(f"{float(value):.{digits}f}"))
 
 
 def probability(value: Any) -> str:
     """An exact probability as a percentage with enough digits for a royal flush."""
     if _is_missing(value):
         return MISSING
-    return f"{float(value) * 100:.4f}%"
+    return Shown(f"{float(value) * 100:.4f}%", _percent(float(value), 8))

@@ -186,3 +186,16 @@ def hold_report(con: duckdb.DuckDBPyConnection, by: str, shift: tuple[str, list[
     {_FINAL}"""
     params = [*group_h[1], *day_params, *group_e[1], *day_params]
     return con.execute(sql, params).df()
+
+
+def in_day_order(rows: pd.DataFrame, start: int) -> pd.DataFrame:
+    """Rows by shift in the order of the gaming day from its ``start`` (day, swing,
+    graveyard), not by name; currencies in order within a shift."""
+    if rows.empty:
+        return rows
+    configured = localtime.shifts(start)
+    label = localtime.labels(configured)
+    rank = {label[s.name]: (s.start - start) % 1440 for s in configured}
+    order = rows["group"].map(lambda g: rank.get(g, 1440))
+    return (rows.assign(_order=order).sort_values(["_order", "currency"], kind="stable")
+            .drop(columns="_order").reset_index(drop=True))

@@ -390,7 +390,9 @@ def hold_report(con: duckdb.DuckDBPyConnection, by: str, day_from: date | None =
     """Drop, handle and house win by table, pit, shift or week (see hold_queries)."""
     start, tz = day_start(con), zone(con)
     if by == "shift" and hold_queries.quarters_ready(con, start):
-        return hold_queries.shift_report(con, shift_of_minute_sql("quarter", start),
+        rows = hold_queries.shift_report(con, shift_of_minute_sql("quarter", start),
                                          day_from, day_to)
-    return hold_queries.hold_report(con, by, shift_sql("h.started_at", start, tz),
-                                    shift_sql("e.occurred_at", start, tz), day_from, day_to)
+    else:
+        rows = hold_queries.hold_report(con, by, shift_sql("h.started_at", start, tz),
+                                        shift_sql("e.occurred_at", start, tz), day_from, day_to)
+    return hold_queries.in_day_order(rows, start) if by == "shift" else rows

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
+from urllib.parse import quote
 
 import duckdb
 import pandas as pd
 import streamlit as st
 
 from dashboards import access, gate, queries
-from dashboards.format import money
+from dashboards.format import MISSING, Shown, money
 from events.localtime import LocalTimeError, to_local
+from pipeline.finding_filters import write_csv
 
 ENV_VAR = "UTH_WAREHOUSE"
 
@@ -76,13 +79,24 @@ def warehouse(*needed: str) -> Iterator[duckdb.DuckDBPyConnection]:
         st.stop()
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-!|<>~$])")
+# a backslash escape (or a character reference) leaves "http://x.y", "www.x.y" and "a@b.c"
+# as text the renderer still turns into live links: an invisible word joiner (U+2060)
+# before each of these characters breaks the pattern, the text reads the same
+_MD_LINKING = {".": "\u2060\\.", ":": "\u2060\\:", "@": "\u2060@"}
 
 
 def md(value: Any) -> str:
-    """Warehouse text made inert in Streamlit markdown (no links, HTML, emphasis, LaTeX
-    between dollar signs, or ``:icon:`` directives)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(value))
+    """Warehouse text made inert in Streamlit markdown (no links, autolinked URLs or
+    addresses, HTML, emphasis, LaTeX between dollar signs, or ``:icon:`` directives)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", str(value))
+    return "".join(_MD_LINKING.get(c, c) for c in escaped)
+
+
+def hand_link(hand_id: Any) -> str:
+    """The hand audit page of a hand, its id URL-encoded (``+``, ``&``, ``#`` and ``/``
+    stay part of the id, never the link's own syntax)."""
+    return "hand_audit?hand_id=" + quote(str(hand_id), safe="")
 
 
 def empty_notice(what: str) -> None:
@@ -114,6 +128,8 @@ def multiselect(label: str, options: list[str], key: str) -> tuple[str, ...]:
 
 
 LONG_TEXT = frozenset({"Why (auditor)", "Detail"})
+# what names a row: kept in view when a narrow screen scrolls a grid sideways
+PINNED = frozenset({"Table", "Gaming day", "Hand", "Dealer"})
 
 
 def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
@@ -127,7 +143,8 @@ def fitted(df: pd.DataFrame, **labels: str) -> dict[str, Any]:
             config[str(column)] = st.column_config.Column(header, width="large")
             continue
         longest = max([len(header), *(len(str(v)) for v in df[column])])
-        config[str(column)] = st.column_config.Column(header, width=8 * longest + 22)
+        config[str(column)] = st.column_config.Column(header, width=8 * longest + 22,
+                                                      pinned=str(column) in PINNED or None)
     return config
 
 
@@ -137,27 +154,64 @@ def money_column(df: pd.DataFrame, column: str, currency: str = "currency") -> l
 
 
 def metric_row(items: list[tuple[str, str, str | None]]) -> None:
-    """Metrics side by side: (label, value, help)."""
-    cols = st.columns(len(items))
-    for col, (label, value, help_text) in zip(cols, items, strict=True):
-        col.metric(label, value, help=help_text)
+    """Metrics side by side: (label, value, help), each as wide as its figure, onto the
+    next line when the screen is narrow (equal columns cut "CA$120..." at 800 pixels)."""
+    row = st.container(horizontal=True, gap="large")
+    for label, value, help_text in items:
+        row.metric(label, value, help=help_text, width="content")
 
 
 def table(name: str, data: Any, **kwargs: Any) -> None:
     """``st.dataframe`` with a button beside it downloading the same rows as CSV
-    (``<name>.csv``; the table as shown, its colours aside) when the user's role may
-    download CSV; the download is logged."""
+    (``<name>.csv``: :func:`csv_text`) when the user's role may download CSV; the
+    download is logged."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)  # a file name, whatever the data says
+    frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
+    n = len(frame)
+    if n <= 30:  # every row in view (the grid's own height showed 10 of 11)
+        kwargs.setdefault("height", "content")
     st.dataframe(data, **kwargs)
     if not gate.may(access.CSV):  # a role without CSV downloads is not offered one
         return
-    frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
-    n = len(frame)
     st.download_button(f"Download as CSV ({n:,} row{'s' if n != 1 else ''})",
-                       frame.to_csv(index=False),
+                       csv_text(frame),
                        file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                        icon=":material/download:",
                        on_click=gate.on_download(access.CSV, f"{name}.csv"))
+
+
+def frame(columns: Any) -> pd.DataFrame:
+    """A table to show, its cells kept as given (pandas would turn the figures' text into
+    plain strings and lose the numbers the CSV download writes)."""
+    return pd.DataFrame(columns, dtype=object)
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The rows of a shown table as CSV a spreadsheet sums: each figure as its number
+    (money in currency units, a percentage as a percent, no separators), with a
+    ``Currency`` column when the table has money and no currency column of its own; an
+    empty cell for a missing figure; text that would start a formula neutralised, as
+    ``uth audit --csv`` does (the same function)."""
+    columns = [str(c) for c in frame.columns]
+    records = []
+    for values in frame.itertuples(index=False, name=None):
+        row: dict[str, Any] = {}
+        currencies: list[str] = []
+        for column, value in zip(columns, values, strict=True):
+            if isinstance(value, Shown):
+                row[column] = value.number
+                if value.currency and value.currency not in currencies:
+                    currencies.append(value.currency)
+            else:
+                missing = not known(value) or value is MISSING or value == MISSING
+                row[column] = "" if missing else value
+        row["Currency"] = " ".join(currencies)
+        records.append(row)
+    if any(r["Currency"] for r in records) and "currency" not in {c.lower() for c in columns}:
+        columns.append("Currency")
+    out = io.StringIO()
+    write_csv(records, columns, out)
+    return out.getvalue()
 
 
 def local(value: Any, zone: str) -> Any:

@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 
+from events.localtime import LocalTimeError
 from pipeline import commands
 from pipeline.terminal import VisibleText
 
@@ -20,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="uth",
         description="Ultimate Texas Hold'em hand history: simulate, ingest, audit, load, show.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("--version", action="version", version=f"uth {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
@@ -29,6 +31,35 @@ def build_parser() -> argparse.ArgumentParser:
         for action in command._actions:
             action.help = _plain(action.help)
     return parser
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None,
+                  extra: list[str]) -> None:
+    """Stop on arguments no option takes, with the command's own usage and the nearest
+    option's name (``--tabel``: did you mean ``--table``?)."""
+    import difflib
+
+    target = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            target = action.choices[command]
+    options = [o for a in target._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for word in extra:
+        near = difflib.get_close_matches(word.split("=")[0], options, n=1, cutoff=0.6)
+        if word.startswith("-") and near:
+            hints.append(f"{word}: did you mean {near[0]}?")
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    target.error(message + (" (" + "; ".join(hints) + ")" if hints else ""))
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("uth-floor")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def _plain(text: str | None) -> str | None:
@@ -46,9 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # never obeyed, by the terminal (the progress bars' carriage return is the commands')
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = VisibleText(out), VisibleText(err, keep="\n\t\r")  # type: ignore[assignment]
+    command = ""
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        command = args.command
+        if extra:
+            _unrecognized(parser, command, extra)
+        if args.command is None:  # `uth` alone: what it can do, not an error
+            parser.print_help()
+            return 0
         code = int(args.func(args) or 0)
         if argv is None and args.command in FREEZE_AT_EXIT:
             # the process ends now: the interpreter's last collections skip every object
@@ -58,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except LocalTimeError as exc:  # UTH_TIMEZONE, UTH_SHIFTS...: a setting, not a bug
+        print(f"uth {command}: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     finally:

@@ -22,13 +22,31 @@ def add_arguments(p: argparse.ArgumentParser, kinds: bool = True) -> None:
     p.add_argument("--dealer", action="append", default=[], metavar="DEALER",
                    help="only this dealer (repeat for more)")
     if kinds:
-        p.add_argument("--kind", action="append", default=[], metavar="KIND",
+        p.add_argument("--kind", action="append", default=[], metavar="KIND", type=kind,
                        help="only this kind of finding, e.g. mispay (repeat for more)")
     p.add_argument("--since", type=moment, metavar="TIME",
                    help="from this time, local (UTH_TIMEZONE) unless it ends in Z or an offset")
     p.add_argument("--until", type=lambda t: moment(t, end=True), metavar="TIME",
                    help="up to this time (a day alone: to its end)")
     p.add_argument("--csv", action="store_true", help="CSV on standard output")
+
+
+def kind(text: str) -> str:
+    """A kind of finding (or ``dispute``); any other word is refused with the list."""
+    from events.findings import FINDING_KINDS
+
+    known = (*FINDING_KINDS, "dispute")
+    if text not in known:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a kind of finding: one of {', '.join(known)}")
+    return text
+
+
+def exclusive_formats(args: argparse.Namespace, command: str) -> str | None:
+    """The error when both ``--csv`` and ``--json`` are asked for (one output only)."""
+    if getattr(args, "csv", False) and getattr(args, "json", False):
+        return f"uth {command}: --csv and --json write different outputs: choose one"
+    return None
 
 
 def moment(text: str, end: bool = False) -> datetime:

@@ -42,7 +42,7 @@ ui.metric_row([
 
 st.subheader("By dealer, most mispays per hand first")
 st.caption("Highlighted: a mispay rate above the floor's.")
-ui.table("dealers", ui.highlight_rows(pd.DataFrame({
+ui.table("dealers", ui.highlight_rows(ui.frame({
     "Dealer": rows["dealer_id"],
     "Days": [count(v) for v in rows["days"]],
     "Hands": [count(v) for v in rows["hands"]],

@@ -31,8 +31,10 @@ for cur, t in totals.set_index("currency").iterrows():
         st.subheader(f"In {ui.md(cur) if cur else 'no currency'}")
     ui.metric_row([
         ("Open", count(t["open"]), "Disputes without a resolution yet"),
-        ("Owed on open disputes", money(t["owed_open"], str(cur)),
-         "What the house owes the players of the open disputes (negative: overpaid)"),
+        ("Owed to players (open)", money(t["owed_open"], str(cur)),
+         "What the house owes the players of the open disputes it underpaid"),
+        ("Overpaid (open)", money(t["overpaid_open"], str(cur)),
+         "What the players of the open disputes were paid too much"),
         ("Resolved", count(t["resolved"]), None),
         ("Wrong adjustments", count(t["wrong"]),
          "Resolved disputes whose adjustment is not what the house owed"),
@@ -46,7 +48,7 @@ def notes(frame: pd.DataFrame) -> list[str]:
 
 
 def links(hands: pd.Series) -> list[str]:
-    return ["hand_audit?hand_id=" + str(h) for h in hands]
+    return [ui.hand_link(h) for h in hands]
 
 
 LINK = {"Hand": st.column_config.LinkColumn("Hand", display_text=r"hand_id=(.*)",
@@ -59,7 +61,7 @@ st.subheader(f"Open queue, oldest first ({count(len(waiting))})")
 if waiting.empty:
     st.success("No open disputes.")
 else:
-    queue = pd.DataFrame({
+    queue = ui.frame({
         "Hand": links(waiting["hand_id"]),
         "Opened": [moment(ui.local(v, tz)) for v in waiting["opened_at"]],
         "Table": waiting["table_id"], "Dealer": waiting["dealer_id"], "Seat": waiting["seat"],
@@ -81,7 +83,7 @@ else:
 
     marks = [checked(ok, o, c) for ok, o, c in zip(
         done["adjustment_correct"], done["owed"], done["currency"], strict=True)]
-    resolved = pd.DataFrame({
+    resolved = ui.frame({
         "Hand": links(done["hand_id"]),
         "Opened": [moment(ui.local(v, tz)) for v in done["opened_at"]],
         "Table": done["table_id"], "Dealer": done["dealer_id"], "Seat": done["seat"],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui
@@ -50,7 +49,7 @@ for cur, t in totals.iterrows():
     ])
 
 st.subheader(f"By {by}")
-ui.table("findings-by-group", pd.DataFrame({
+ui.table("findings-by-group", ui.frame({
     by.capitalize(): grouped["group"].astype(object).where(grouped["group"].notna(), "—"),
     "Currency": grouped["currency"],
     "Findings": [count(v) for v in grouped["findings"]],
@@ -64,8 +63,8 @@ st.subheader("Findings, latest first")
 if len(rows) >= queries.FINDINGS_LIMIT:
     st.caption(f"The latest {queries.FINDINGS_LIMIT:,} shown; narrow the filters to see others.")
 has_hand = rows["hand_id"].notna()
-ui.table("findings", pd.DataFrame({
-    "Hand": ["hand_audit?hand_id=" + str(h) if ok else None
+ui.table("findings", ui.frame({
+    "Hand": [ui.hand_link(h) if ok else None
              for h, ok in zip(rows["hand_id"], has_hand, strict=True)],
     "Occurred": [moment(v) for v in rows["occurred_at"]],
     "Shift": rows["shift"],

@@ -76,32 +76,26 @@ if chart_rows:
     st.altair_chart(chart, width="stretch")
 
 st.subheader("Tables by gaming day, outliers first")
-# two grids, each as wide as the page at most: the hold against its control limits, then
-# the money (one grid of both was wider than the page)
-hold = pd.DataFrame({
-    "95% limits": ["⚠ outside" if o else "within" for o in rows["outside"]],
+# one grid, one row per table-day: the hold and the money first, then the hold's control
+# limits and the pace (the table and the day stay in view when the grid scrolls sideways)
+grid = ui.frame({
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],
-    "Ruleset": rows["ruleset"],
+    "95% limits": ["⚠ outside" if o else "within" for o in rows["outside"]],
     "Hold % (win ÷ drop)": [pct_value(v) for v in rows["hold_pct"]],
-    "Control limits (hold)": [f"{pct_value(lo)} – {pct_value(hi)}"
-                              for lo, hi in zip(rows["hold_ci_low"], rows["hold_ci_high"],
-                                                strict=True)],
+    "Drop": ui.money_column(rows, "drop"),
+    "House win": ui.money_column(rows, "house_win"),
+    "Handle": ui.money_column(rows, "handle"),
+    "Theoretical win": ui.money_column(rows, "theoretical_win"),
+    "Hold limit low": [pct_value(v) for v in rows["hold_ci_low"]],
+    "Hold limit high": [pct_value(v) for v in rows["hold_ci_high"]],
     "Win ÷ handle": [pct_value(v) for v in rows["win_to_handle_pct"]],
     "Hands": [count(v) for v in rows["hands"]],
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
+    "Ruleset": rows["ruleset"],
 })
-ui.table("floor-hold", ui.highlight_rows(hold, rows["outside"]), hide_index=True,
-         column_config=ui.fitted(hold, **{"Hold % (win ÷ drop)": "Hold %",
-                                          "Control limits (hold)": "Hold limits",
-                                          "Hands / hour": "Hands/h"}))
-amounts = pd.DataFrame({
-    "Table": rows["table_id"],
-    "Gaming day": [day(d) for d in rows["gaming_day"]],
-    "Drop": ui.money_column(rows, "drop"),
-    "Handle": ui.money_column(rows, "handle"),
-    "House win": ui.money_column(rows, "house_win"),
-    "Theoretical win": ui.money_column(rows, "theoretical_win"),
-})
-ui.table("floor-amounts", ui.highlight_rows(amounts, rows["outside"]), hide_index=True,
-         column_config=ui.fitted(amounts))
+ui.table("floor", ui.highlight_rows(grid, rows["outside"]), hide_index=True,
+         column_config=ui.fitted(grid, **{"95% limits": "Limits", "Hold % (win ÷ drop)": "Hold %",
+                                          "Hold limit low": "Low", "Hold limit high": "High",
+                                          "Theoretical win": "Theo win",
+                                          "Win ÷ handle": "Win÷hdl", "Hands / hour": "Hands/h"}))

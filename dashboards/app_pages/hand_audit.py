@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import access, evidence, gate, queries, ui
-from dashboards.format import day, moment, money
+from dashboards.format import Shown, day, moment, money
 from dashboards.replay_view import describe, fold, table_html
 from events.game.evaluation import CATEGORY_NAMES
 from events.localtime import to_utc
+from events.money import outcome_words
 
 st.title("Hand audit")
 
@@ -89,10 +90,10 @@ else:
     def _move(delta: int) -> None:
         st.session_state[key] = min(len(events), max(1, st.session_state[key] + delta))
 
-    b1, b2, b3 = st.columns([1, 1, 6])
-    b1.button("◀ Step back", on_click=_move, args=(-1,), key="audit_back")
-    b2.button("Step ▶", on_click=_move, args=(1,), key="audit_fwd")
-    step = (b3.slider("Replay step", 1, len(events), key=key) if len(events) > 1
+    buttons = st.container(horizontal=True)  # each button as wide as its label
+    buttons.button("◀ Step back", on_click=_move, args=(-1,), key="audit_back")
+    buttons.button("Step ▶", on_click=_move, args=(1,), key="audit_fwd")
+    step = (st.slider("Replay step", 1, len(events), key=key) if len(events) > 1
             else len(events))
     current = events[step - 1]
     st.markdown(f"**Step {step} of {len(events)}** · seq {current['seq']} · "
@@ -100,7 +101,7 @@ else:
                 f"{ui.md(describe(current, cur))}")
     st.markdown(table_html(fold(events, step), cur), unsafe_allow_html=True)
     with st.expander("All events of the hand"):
-        ui.table("hand-events", pd.DataFrame({
+        ui.table("hand-events", ui.frame({
             "Step": range(1, len(events) + 1),
             "Seq": [e["seq"] for e in events],
             "Time": [moment(ui.local(e["occurred_at"], tz)) for e in events],
@@ -109,6 +110,16 @@ else:
 
 # ------------------------------------------------------------------ settlement
 st.subheader("Settlement: computed against recorded")
+
+
+def payout(outcome: Any, cents: Any) -> str:
+    """A recorded or computed payout as the command line writes it (``lose €5.00``, never
+    ``lose -€5.00``), keeping its signed amount for the CSV download."""
+    if not ui.known(cents):
+        return f"{outcome} —" if ui.known(outcome) else "—"
+    text = outcome_words(str(outcome), int(cents), cur or None)
+    shown = money(int(cents), cur)
+    return Shown(text, shown.number, shown.currency) if isinstance(shown, Shown) else text
 
 
 def verdict(rec: Any, cor: Any, rec_out: Any, cor_out: Any) -> str:
@@ -138,24 +149,30 @@ else:
     verdicts = [verdict(r, c, ro, co) for r, c, ro, co in zip(
         wagers["recorded_result"], wagers["correct_result"], wagers["recorded_outcome"],
         wagers["correct_outcome"], strict=True)]
-    settlement = pd.DataFrame({
+    # what decides first (seat, spot, verdict, the two payouts), so a narrow screen shows
+    # it; the auditor's sentences below the grid, whole
+    settlement = ui.frame({
         "Seat": wagers["seat"],
         "Spot": wagers["spot"],
+        "Verdict": verdicts,
+        "Recorded": [payout(o, v) for o, v in zip(
+            wagers["recorded_outcome"], wagers["recorded_result"], strict=True)],
+        "Computed": [payout(o, v) for o, v in zip(
+            wagers["correct_outcome"], wagers["correct_result"], strict=True)],
         "Wager": [money(v, cur) for v in wagers["amount"]],
         "Player's hand": [checks.get((int(seat), "hand")) or (
             CATEGORY_NAMES[int(c)] if ui.known(c) and 0 <= int(c) <= 9 else "—")
             for seat, c in zip(wagers["seat"], wagers["player_category"], strict=True)],
-        "Recorded": [f"{o} {money(v, cur)}" for o, v in zip(
-            wagers["recorded_outcome"], wagers["recorded_result"], strict=True)],
-        "Computed": [f"{o} {money(v, cur)}" for o, v in zip(
-            wagers["correct_outcome"], wagers["correct_result"], strict=True)],
-        "Verdict": verdicts,
-        "Why (auditor)": [checks.get((int(seat), str(spot)), "") for seat, spot in zip(
-            wagers["seat"], wagers["spot"], strict=True)],
     })
     ui.table("hand-settlement",
              ui.highlight_rows(settlement, [v.startswith("✗") for v in verdicts]),
              hide_index=True, width="stretch", column_config=ui.fitted(settlement))
+    why = [(seat, spot, checks.get((int(seat), str(spot)), "")) for seat, spot in zip(
+        wagers["seat"], wagers["spot"], strict=True)]
+    if any(text for _, _, text in why):
+        st.markdown("**Why (auditor)**\n\n" + "\n".join(
+            f"- seat {ui.md(seat)} {ui.md(spot)}: {ui.md(text)}" for seat, spot, text in why
+            if text))
     wrong = [v for v in verdicts if v.startswith("✗")]
     if wrong:
         st.warning(f"Verdict: {len(wrong)} of {len(verdicts)} wagers settled wrongly.")
@@ -168,7 +185,7 @@ if auditor.get("verdict"):
 
 if not hand_findings.empty:
     st.subheader("Findings on this hand")
-    found = pd.DataFrame({
+    found = ui.frame({
         "Kind": hand_findings["kind"], "Seat": hand_findings["seat"],
         "Spot": hand_findings["spot"],
         "Expected": [money(v, cur) for v in hand_findings["expected"]],

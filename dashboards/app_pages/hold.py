@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui
@@ -36,7 +35,7 @@ if by == "pit" and rows["group"].isna().all():
             "and restart `uth dashboards`.")
 
 none = {"pit": "no pit", "shift": "—", "table": "—", "week": "—"}[by]
-ui.table(f"hold-by-{by}", pd.DataFrame({
+ui.table(f"hold-by-{by}", ui.frame({
     by.capitalize(): rows["group"].astype(object).where(rows["group"].notna(), none),
     "Currency": rows["currency"],
     "Hands": [count(v) for v in rows["hands"]],

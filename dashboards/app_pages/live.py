@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 
-import pandas as pd
 import streamlit as st
 
 from dashboards import queries, ui
@@ -51,7 +50,7 @@ def floor() -> None:
          "The floor's hands per hour at its current pace"),
     ])
     st.subheader("Tables")
-    ui.table("live-tables", pd.DataFrame({
+    ui.table("live-tables", ui.frame({
         "Table": tables["table_id"], "Last hand": tables["last_hand"],
         "Dealer": tables["dealer_id"],
         "Started": [moment(v) for v in tables["last_started"]],
@@ -73,11 +72,11 @@ def floor() -> None:
     seen.update(ids)
     if arrived:
         st.toast(f"{arrived} new finding{'s' if arrived != 1 else ''}", icon="🚨")
-    ui.table("live-findings", ui.highlight_rows(pd.DataFrame({
+    ui.table("live-findings", ui.highlight_rows(ui.frame({
         "New": ["● new" if n else "" for n in new],
         "Occurred": [moment(v) for v in found["occurred_at"]],
         "Kind": found["kind"], "Table": found["table_id"], "Dealer": found["dealer_id"],
-        "Hand": ["hand_audit?hand_id=" + str(h) if ui.known(h) else None
+        "Hand": [ui.hand_link(h) if ui.known(h) else None
                  for h in found["hand_id"]],
         "Seat": found["seat"],
         "Expected": ui.money_column(found, "expected"),

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import gate, player_queries, queries, ui
-from dashboards.format import count, day, decimal, money
+from dashboards.format import count, day, decimal, money, pct_value
 
 st.title("Players")
 st.caption("A player is the pseudonym the table sent (never a name or card number) or a seat "
@@ -41,15 +41,13 @@ if rows.empty:
     st.stop()
 
 UNKNOWN = "unknown"  # a figure no exact edge gives: shown as such, never as 0
-currencies = set(rows["currency"].dropna())
-floor_currency = next(iter(currencies)) if len(currencies) == 1 else None
 
 
-def total(column: str) -> str:
-    if floor_currency is None:
-        return "several currencies"
-    missing = int(rows[column].isna().sum())
-    shown = money(int(rows[column].dropna().sum()), floor_currency)
+def total(part: pd.DataFrame, column: str, currency: str) -> str:
+    missing = int(part[column].isna().sum())
+    if missing == len(part):
+        return UNKNOWN
+    shown = money(int(part[column].dropna().sum()), currency)
     return f"{shown} + {count(missing)} unknown" if missing else shown
 
 
@@ -61,22 +59,28 @@ def theo_column(df: pd.DataFrame, column: str) -> list[str]:
 
 ui.metric_row([
     ("Players", count(len(rows)), None),
-    ("Hands", count(int(rows["hands"].sum())), None),
-    ("Handle", total("handle"), "Every wager: ante, blind, play, Trips"),
-    ("Theoretical win", total("theo_win"),
-     "Exact house edge of the wagers under the ruleset; unknown players aside"),
-    ("Actual win", total("actual_win"),
-     "The house's settled result, resolved disputes' adjustments included"),
+    ("Seat-hands", count(int(rows["hands"].sum())),
+     "Hands played, counted once per player: a hand of three players counts three"),
     ("Flagged players", count(int(rows["flagged"].fillna(False).sum())),
      "Decisions that depend on the dealer's hidden cards"),
 ])
+# the money in each currency of its own (a sum across currencies means nothing)
+for currency, part in rows.groupby("currency", sort=True):
+    ui.metric_row([
+        (f"Handle ({ui.md(currency)})", total(part, "handle", str(currency)),
+         "Every wager: ante, blind, play, Trips"),
+        (f"Theoretical win ({ui.md(currency)})", total(part, "theo_win", str(currency)),
+         "Exact house edge of the wagers under the ruleset; unknown players aside"),
+        (f"Actual win ({ui.md(currency)})", total(part, "actual_win", str(currency)),
+         "The house's settled result, resolved disputes' adjustments included"),
+    ])
 
 st.subheader("Rating slips")
 st.caption("Flagged players first (highlighted). Protection score: the strongest of the "
            "player's standardized hidden-card gains (over all hands, and per dealer), adjusted "
            "for how many were tested. Honest play of any skill stays near 0; a player is "
            "flagged from 3.72, a false alarm for at most 1 honest player in 10,000.")
-ui.table("players-1", ui.highlight_rows(pd.DataFrame({
+ui.table("players-1", ui.highlight_rows(ui.frame({
     "Player": rows["player"],
     "Tables": rows["tables"],
     "Days": [count(v) for v in rows["days"]],
@@ -94,7 +98,7 @@ ui.table("players-1", ui.highlight_rows(pd.DataFrame({
 }), [bool(ui.truth(v)) for v in rows["flagged"]]), hide_index=True, width="stretch")
 
 with st.expander("Rating slips by gaming day"):
-    ui.table("players-2", pd.DataFrame({
+    ui.table("players-2", ui.frame({
         "Gaming day": [day(v) for v in daily["gaming_day"]],
         "Player": daily["player"],
         "Table": daily["table_id"],
@@ -123,7 +127,7 @@ def dealers_flagged() -> None:
                "10,000 whose players are honest. Flashes: the gain is this dealer's (against "
                "the same players' or tables' other dealers); hosts hole-carders: the players "
                "gain whoever deals.")
-    ui.table("players-6", pd.DataFrame({
+    ui.table("players-6", ui.frame({
         "Dealer": dealer_flags["dealer_id"],
         "Tables": dealer_flags["tables"],
         "Hands": [count(v) for v in dealer_flags["hands"]],
@@ -146,7 +150,7 @@ st.caption("Each decision is valued with the dealer's actual cards and with card
            "could not tell apart: honest play gains nothing from them on average; these "
            "players' gains keep growing. Pattern: which cards the decisions match; only with "
            "dealer: the evidence is in that dealer's hands alone (a dealer who flashes).")
-ui.table("players-3", pd.DataFrame({
+ui.table("players-3", ui.frame({
     "Player": alerts["player"],
     "Table": alerts["table_id"],
     "Seats": alerts["seats"],
@@ -162,8 +166,8 @@ ui.table("players-3", pd.DataFrame({
 st.subheader("Evidence: the strongest hands")
 gate.note("evidence", page="players",  # whose evidence was shown: pseudonyms only
           players=sorted({str(p) for p in evidence["player"]}))
-ui.table("players-4", pd.DataFrame({
-    "Hand": ["hand_audit?hand_id=" + str(h) for h in evidence["hand_id"]],
+ui.table("players-4", ui.frame({
+    "Hand": [ui.hand_link(h) for h in evidence["hand_id"]],
     "Player": evidence["player"],
     "Rank": evidence["rank"],
     "Table": evidence["table_id"],
@@ -186,12 +190,12 @@ if labels:
 st.subheader("Dealers the alerts concentrate on")
 st.caption("The flagged players' hidden-card gains by the dealer who dealt: a dealer who "
            "flashes cards carries most of them.")
-ui.table("players-5", pd.DataFrame({
+ui.table("players-5", ui.frame({
     "Dealer": dealers["dealer_id"],
     "Flagged players": [count(v) for v in dealers["flagged_players"]],
     "Hands": [count(v) for v in dealers["hands"]],
     "Gain (antes)": [decimal(v, 1) for v in dealers["gain_antes"]],
-    "Share of the gain": [f"{v:.0%}" if ui.known(v) else "—" for v in dealers["gain_share"]],
+    "Share of the gain": [pct_value(v, 0) for v in dealers["gain_share"]],
     "Best score with the dealer": [decimal(v, 1) for v in dealers["max_z"]],
 }), hide_index=True, width="stretch")
 st.altair_chart(alt.Chart(dealers).mark_bar().encode(

@@ -44,12 +44,12 @@ def summary_frame(df: pd.DataFrame, with_table: bool) -> pd.DataFrame:
         "Trips win": ui.money_column(df, "trips_win"),
         "Hold (win ÷ Trips handle)": [pct_value(v, 3) for v in df["hold_pct"]],
         "Theoretical hold": [pct_value(v, 3) for v in df["theoretical_hold_pct"]],
-        "95% band": [f"{pct_value(lo, 3)} – {pct_value(hi, 3)}"
-                     for lo, hi in zip(df["ci_low"], df["ci_high"], strict=True)],
+        "95% band low": [pct_value(v, 3) for v in df["ci_low"]],
+        "95% band high": [pct_value(v, 3) for v in df["ci_high"]],
         "Within band": [{True: "yes", False: "⚠ no", None: "—"}[ui.truth(w)]
                         for w in df["within_band"]],
     })
-    return pd.DataFrame(out)
+    return ui.frame(out)
 
 
 st.subheader("By ruleset")
@@ -86,7 +86,7 @@ if hits.empty:
     ui.empty_notice("Trips hits")
 for ruleset, group in hits.groupby("ruleset", sort=True):
     st.markdown(f"**{ui.md(ruleset)}**")
-    ui.table(f"trips-paying-hands-{ruleset}", pd.DataFrame({
+    ui.table(f"trips-paying-hands-{ruleset}", ui.frame({
         "Hand": group["category_name"],
         "Hits": [count(v) for v in group["hits"]],
         "Frequency (of Trips wagers)": [share(h, w, "wagers", 4)

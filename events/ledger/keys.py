@@ -57,6 +57,10 @@ def load_private(prefix: str | Path) -> Ed25519PrivateKey:
         data = path.read_bytes()
     except OSError as exc:
         raise LedgerKeyError(f"{path}: cannot read the private key ({exc.strerror})") from exc
+    if data.lstrip().startswith(b"-----BEGIN PUBLIC KEY-----"):  # floor-seal.pub, by mistake
+        stem = path.with_suffix("") if path.suffix == ".pub" else "the key pair's prefix"
+        raise LedgerKeyError(f"{path}: this is the public key; sealing needs the private key "
+                             f"({stem})")
     if mode & 0o077:
         raise LedgerKeyError(f"{path}: the private key is readable by others (mode {mode:o}); "
                         "chmod 600 it")

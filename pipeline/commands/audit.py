@@ -154,8 +154,11 @@ CSV_FIELDS = ("finding_id", "kind", "table_id", "hand_id", "dealer_id", "seat", 
 
 def run(args: argparse.Namespace) -> int:
     from events.logs import LogError
-    from pipeline.finding_filters import Filter, write_csv
+    from pipeline.finding_filters import Filter, exclusive_formats, write_csv
 
+    if refused := exclusive_formats(args, "audit"):
+        print(refused, file=sys.stderr)
+        return 2
     try:
         if args.follow:
             return _follow(args)

@@ -27,7 +27,12 @@ APP = Path(__file__).resolve().parents[2] / "dashboards" / "streamlit_app.py"
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("dashboards", help="serve the floor dashboards over a DuckDB warehouse")
+    p = sub.add_parser("dashboards", help="serve the floor dashboards over a DuckDB warehouse",
+                       description="Serve the Streamlit floor dashboards (Floor, Trips, Hand "
+                                   "audit, Live, Findings, Disputes, Hold report, Dealers, "
+                                   "Players) over a warehouse, read-only, offline.",
+                       epilog="example: uth dashboards --warehouse demo-data/warehouse.duckdb"
+                              " --port 8501, then open http://127.0.0.1:8501")
     p.add_argument("--warehouse", type=Path, required=True, help="the DuckDB warehouse file")
     p.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
     p.add_argument("--address", default="127.0.0.1",

@@ -19,13 +19,23 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("demo", help="simulate a floor, audit it, load the warehouse, report")
+    p = sub.add_parser("demo", help="simulate a floor, audit it, load the warehouse, report",
+                       description="The whole system on a small simulated floor: simulate "
+                                   "it into an event log, audit it, load the warehouse, print "
+                                   "a floor report (what `make demo` runs).",
+                       epilog="example: uth demo --dir demo-data --tables 6 --hands 600")
     p.add_argument("--dir", type=Path, default=Path("demo-data"), help="where the demo writes")
-    p.add_argument("--tables", type=int, default=6)
-    p.add_argument("--hands", type=int, default=600, help="hands per table")
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--mispay-rate", type=float, default=0.002)
-    p.add_argument("--void-rate", type=float, default=0.002)
+    p.add_argument("--tables", type=int, default=6, help="tables on the floor (default 6)")
+    p.add_argument("--hands", type=int, default=600, help="hands per table (default 600)")
+    p.add_argument("--seed", type=int, default=2026,
+                   help="the simulator's seed: the same seed gives the same floor")
+    p.add_argument("--mispay-rate", type=float, default=0.002,
+                   help="share of payouts the dealers get wrong (default 0.002)")
+    p.add_argument("--void-rate", type=float, default=0.002,
+                   help="share of hands voided (default 0.002)")
+    p.add_argument("--dispute-rate", type=float, default=0.01,
+                   help="share of hands a player disputes (default 0.01: every dashboard "
+                        "page, Disputes included, has data)")
     p.add_argument(
         "--kafka", action="store_true",
         help="go through Kafka: KAFKA_BOOTSTRAP_SERVERS when set, else a local broker",
@@ -113,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
         code = uth([
             "simulate", "--tables", str(args.tables), "--hands", str(args.hands),
             "--seed", str(args.seed), "--ruleset", "mixed", "--mispay-rate",
-            str(args.mispay_rate), "--void-rate", str(args.void_rate), "--fast",
+            str(args.mispay_rate), "--void-rate", str(args.void_rate),
+            "--dispute-rate", str(args.dispute_rate), "--fast",
             "--truth", str(truth), "--sink", log_url,
         ])
         if code:

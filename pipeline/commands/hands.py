@@ -31,10 +31,12 @@ def _card(text: str) -> str:
     from events.game.cards import is_card
 
     card = text.strip()
+    if card[:2] == "10":  # as every output prints it: 10♦
+        card = "T" + card[2:]
     card = card[:1].upper() + card[1:].lower()
     if not is_card(card):
         raise argparse.ArgumentTypeError(f"{text!r} is not a card: write rank then suit, "
-                                         "e.g. As, Td, 7h")
+                                         "e.g. As, Td (or 10d), 7h")
     return card
 
 
@@ -147,8 +149,11 @@ def matches(h: HandSummary, args: argparse.Namespace, chosen: Any) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from events.logs import LogError
-    from pipeline.finding_filters import Filter, write_csv
+    from pipeline.finding_filters import Filter, exclusive_formats, write_csv
 
+    if refused := exclusive_formats(args, "hands"):
+        print(refused, file=sys.stderr)
+        return 2
     chosen = Filter.from_args(args)
     try:
         hands = summaries(args.source)

@@ -18,6 +18,7 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
@@ -27,10 +28,16 @@ TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
 
 def register(sub: Any) -> None:
     p = sub.add_parser("load", help="load events from a log into the DuckDB warehouse "
-                                    "(the Dagster asset graph, in-process)")
+                                    "(the Dagster asset graph, in-process)",
+                       description="Load a log's new events into the DuckDB warehouse (the "
+                                   "Dagster asset graph, in-process), exactly once: audit "
+                                   "the hands they touch, rebuild the rollups, archive them.",
+                       epilog="example: uth load --source sqlite:///demo-data/events.db "
+                              "--warehouse demo-data/warehouse.duckdb")
     p.add_argument("--source", required=True,
                    help="event log URL: sqlite:///log.db, kafka://host:port[/topic], x.jsonl")
-    p.add_argument("--warehouse", required=True, help="DuckDB file (created when missing)")
+    p.add_argument("--warehouse", required=True,
+                   help="DuckDB file (created when missing, in a folder that exists)")
     p.add_argument("--gaming-day-start", default=None, metavar="HH:MM",
                    help="when a gaming day starts, local time in UTH_TIMEZONE (default "
                         "UTH_GAMING_DAY_START, else 06:00)")
@@ -82,6 +89,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth load: {exc}", file=sys.stderr)
         return 2
 
+    folder = Path(args.warehouse).parent
+    if not folder.is_dir():  # a mistyped folder would start a second warehouse
+        print(f"uth load: the folder {folder} does not exist: create it first (mkdir -p), "
+              "or correct the warehouse path", file=sys.stderr)
+        return 2
     _progress(args.quiet)
     from pathlib import Path
 

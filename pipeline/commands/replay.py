@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         except (LogError, OSError) as exc:
             print(f"uth replay: cannot write {args.html}: {exc}", file=sys.stderr)
             return 2
+        print(f"uth replay: wrote the evidence sheet of {args.hand_id} to {args.html}",
+              file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     else:

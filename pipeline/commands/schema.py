@@ -10,7 +10,10 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("schema", help="write the event contract as JSON Schema")
+    p = sub.add_parser("schema", help="write the event contract as JSON Schema",
+                       description="Write the table event contract v1 as JSON Schema, for "
+                                   "a table system's developers and their validators.",
+                       epilog="example: uth schema --out event-contract.schema.json")
     p.add_argument("--out", type=Path, help="file to write (default: standard output)")
     p.set_defaults(func=run)
 
@@ -20,7 +23,12 @@ def run(args: argparse.Namespace) -> int:
 
     text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
     if args.out:
-        args.out.write_text(text)
+        try:
+            args.out.write_text(text)
+        except OSError as exc:
+            print(f"uth schema: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
+            return 2
+        print(f"uth schema: wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

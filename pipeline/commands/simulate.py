@@ -148,6 +148,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth simulate: {exc}", file=sys.stderr)
         return 2
 
+    scheme = args.sink.split("://", 1)[0].lower() if "://" in args.sink else None
+    if scheme is not None and scheme not in ("sqlite", "kafka"):  # never a file named so
+        print(f"uth simulate: {scheme}:// is not a log this command writes: give "
+              "sqlite:///path/log.db, kafka://host:port[/topic] or a path.jsonl",
+              file=sys.stderr)
+        return 2
     stopping = {"flag": False}
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

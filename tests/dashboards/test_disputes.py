@@ -45,7 +45,8 @@ def test_the_warehouse_query_says_what_uth_disputes_says(loaded: tuple[Path, Pat
             assert value == want[key], (want["hand_id"], key)
         assert got["opened_at"] == pd.Timestamp(want["opened_at"][:-1])
     assert totals.to_dict("records") == [{"currency": "USD", "open": 1, "resolved": 3,
-                                          "owed_open": floor.OWED["T1-A"], "wrong": 1}]
+                                          "owed_open": floor.OWED["T1-A"],
+                                          "overpaid_open": 0, "wrong": 1}]
 
 
 def test_page_open_queue_first_and_adjustments_checked(app, loaded: tuple[Path, Path]) -> None:
@@ -53,7 +54,7 @@ def test_page_open_queue_first_and_adjustments_checked(app, loaded: tuple[Path, 
     no_failure(at)
     shown = {m.label: m.value for m in at.metric}
     assert shown["Open"] == "1" and shown["Wrong adjustments"] == "1"
-    assert shown["Owed on open disputes"] == "$5.00"
+    assert shown["Owed to players (open)"] == "$5.00"
     queue, resolved = (d.value for d in at.dataframe)
     assert list(queue["Hand"]) == ["hand_audit?hand_id=T1-A"]
     assert list(queue["Owed"]) == ["$5.00"]
@@ -100,3 +101,15 @@ def test_simulated_floor_query_equals_uth_disputes(simulated_warehouse: Path) ->
     key = ("hand_id", "seat", "status", "owed", "adjustment")
     assert sorted(tuple(r[k] for k in key) for r in rows.to_dict("records")) == sorted(
         tuple(r[k] for k in key) for r in expected)
+
+
+def test_owed_and_overpaid_are_two_sums() -> None:
+    """An open dispute the house owes 5.00 on and one where the player was overpaid 3.00:
+    5.00 owed and 3.00 overpaid, not 2.00 "owed"."""
+    rows = pd.DataFrame({"currency": ["USD", "USD", "USD"],
+                         "status": ["open", "open", "resolved"],
+                         "owed": [500, -300, -700],
+                         "adjustment_correct": [None, None, True]})
+    totals = queries.dispute_totals(None, rows)  # type: ignore[arg-type]
+    assert totals.to_dict("records") == [{"currency": "USD", "open": 2, "resolved": 1,
+                                          "owed_open": 500, "overpaid_open": 300, "wrong": 0}]

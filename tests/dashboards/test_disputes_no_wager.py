@@ -84,7 +84,7 @@ def test_the_warehouse_and_the_page_say_the_same(
     want = {r["seat"]: (r["owed"], r["note"]) for r in cli_disputes(str(log))}
     assert got == want == {open_seat: (0, NO_WAGER), paid_seat: (0, NO_WAGER)}
     assert totals.to_dict("records") == [{"currency": "USD", "open": 1, "resolved": 1,
-                                          "owed_open": 0, "wrong": 1}]
+                                          "owed_open": 0, "overpaid_open": 0, "wrong": 1}]
 
     at = app(warehouse, "disputes")
     no_failure(at)
@@ -92,4 +92,4 @@ def test_the_warehouse_and_the_page_say_the_same(
     assert list(queue["Owed"]) == ["$0.00"] and list(queue["Note"]) == [NO_WAGER]
     assert list(resolved["Owed"]) == ["$0.00"] and list(resolved["Note"]) == [NO_WAGER]
     assert list(resolved["Adjustment checked"]) == ["✗ owed $0.00"]
-    assert {m.label: m.value for m in at.metric}["Owed on open disputes"] == "$0.00"
+    assert {m.label: m.value for m in at.metric}["Owed to players (open)"] == "$0.00"

@@ -59,9 +59,20 @@ def test_warehouse_text_is_inert_in_markdown() -> None:
 
     text = "[claim](http://evil.example) pays $5 and $6 **now** <b>x</b> :red[y] #1"
     escaped = md(text)
-    assert re.sub(r"\\(.)", r"\1", escaped) == text  # nothing lost
+    assert re.sub(r"\\(.)", r"\1", escaped).replace("\u2060", "") == text  # nothing lost
     # every character markdown, HTML, LaTeX or a directive could act on is escaped
     assert re.search(r"(?<!\\)[\[\]()$*<>:#]", escaped) is None
+
+
+def test_urls_in_warehouse_text_are_no_links() -> None:
+    """The renderer autolinks http://x, www.x and a@b even when escaped (seen in Chromium):
+    an invisible word joiner breaks each pattern."""
+    from dashboards.ui import md
+
+    escaped = md("D1 http://evil.example www.evil.example a@b.example")
+    plain = re.sub(r"\\(.)", r"\1", escaped)
+    for pattern in ("http:", "www.", "a@b", "evil.example"):
+        assert pattern not in plain, plain
 
 
 def test_a_dealer_without_mispays_shows_none_not_a_bare_amount() -> None:

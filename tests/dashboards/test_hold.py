@@ -74,6 +74,9 @@ def test_page_by_table_and_shift(app, handmade_warehouse: Path) -> None:
     at.radio(key="hold_by").set_value("shift").run()
     no_failure(at)
     shown = at.dataframe[0].value
+    # in the order of the gaming day, not by name (day, graveyard, swing)
+    assert list(dict.fromkeys(shown["Shift"])) == [
+        "day 06:00-14:00", "swing 14:00-22:00", "graveyard 22:00-06:00"]
     # by shift, from the hands and wagers: H1 21:08 and H4 14:58 (swing), H2 12:00 (day),
     # H3 02:28 (graveyard)
     hands = {h[0]: h for h in warehouse_data.HANDS}

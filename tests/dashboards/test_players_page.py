@@ -4,7 +4,10 @@ open in the hand audit page and the dealers the alerts concentrate on."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import duckdb
 
 from tests.dashboards.conftest import no_failure
 from tests.dashboards.test_pages import metrics
@@ -15,11 +18,12 @@ def test_ratings_and_totals(app, handmade_warehouse: Path) -> None:  # type: ign
     at = app(handmade_warehouse, "players")
     no_failure(at)
     shown = metrics(at)
-    assert shown["Players"] == ["2"] and shown["Hands"] == ["260"]
-    assert shown["Handle"] == ["$10,400.00"]  # 360,000 + 320,000 + 360,000 cents
+    # seat-hands: each player's hands (not the floor's hands, as on every other page)
+    assert shown["Players"] == ["2"] and shown["Seat-hands"] == ["260"]
+    assert shown["Handle (USD)"] == ["$10,400.00"]  # 360,000 + 320,000 + 360,000 cents
     # the pseudonym's theo is unknown (a ruleset without an exact base edge): left aside, said
-    assert shown["Theoretical win"] == ["$50.00 + 1 unknown"]
-    assert shown["Actual win"] == ["-$230.00"]
+    assert shown["Theoretical win (USD)"] == ["$50.00 + 1 unknown"]
+    assert shown["Actual win (USD)"] == ["-$230.00"]
     assert shown["Flagged players"] == ["1"]
     slips = at.dataframe[0].value
     assert list(slips["Player"]) == [HOLE_CARDER, PSEUDONYM]  # flagged first
@@ -42,6 +46,22 @@ def test_ratings_and_totals(app, handmade_warehouse: Path) -> None:  # type: ign
     assert list(daily["Theo base game"]) == ["$18.00", "unknown", "$25.00"]
     assert list(daily["Theo Trips"]) == ["$2.00", "$10.00", "$5.00"]
     assert list(daily["Dispute adjustments"]) == ["$10.00", "$0.00", "$0.00"]
+
+
+def test_totals_in_each_currency(app, handmade_warehouse: Path,  # type: ignore[no-untyped-def]
+                                 tmp_path: Path) -> None:
+    """Players in two currencies: each currency's figures, never "several currencies"."""
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(handmade_warehouse, copy)
+    con = duckdb.connect(str(copy))
+    con.execute("UPDATE player_ratings SET currency = 'EUR' WHERE player = ?", [PSEUDONYM])
+    con.close()
+    at = app(copy, "players")
+    no_failure(at)
+    shown = metrics(at)
+    assert not [v for vs in shown.values() for v in vs if "several" in v], shown
+    assert shown["Handle (USD)"] == ["$6,800.00"] and shown["Handle (EUR)"] == ["€3,600.00"]
+    assert shown["Theoretical win (EUR)"] == ["unknown"]
 
 
 def test_day_filter(app, handmade_warehouse: Path) -> None:  # type: ignore[no-untyped-def]

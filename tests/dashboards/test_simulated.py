@@ -48,8 +48,8 @@ def test_floor(app, simulated_warehouse: Path, wh) -> None:  # type: ignore[no-u
         assert money(theo, cur) in shown["Theoretical win"]
         assert pct(win / drop, "drop") in shown["Hold % (win ÷ drop)"]
         assert count(hands) in shown["Hands"]
-    table = at.dataframe[1].value  # the money grid (the first holds hold and its limits)
-    assert len(at.dataframe[0].value) == len(table)
+    table = at.dataframe[0].value  # the one grid: hold, money, limits per table-day
+    assert len(at.dataframe) == 1  # each table-day once, in one grid
     assert len(table) == wh.execute("SELECT count(*) FROM table_hold_daily").fetchone()[0]
     for t, d, cur, win in wh.execute("SELECT table_id, gaming_day, currency, house_win "
                                      "FROM table_hold_daily").fetchall():
@@ -115,3 +115,18 @@ def test_dealers(app, simulated_warehouse: Path, wh) -> None:  # type: ignore[no
             "GROUP BY 1").fetchall():
         assert (table.loc[dealer, "Hands"], table.loc[dealer, "Mispays"]) == (
             count(hands), count(mispays))
+
+
+def test_hand_audit_writes_a_loss_as_the_command_line_does(app, simulated_warehouse: Path,  # type: ignore[no-untyped-def]
+                                                           wh) -> None:
+    """``lose $5.00``, not ``lose -$5.00`` (a double negative); the CSV keeps the sign."""
+    hand, currency, result = wh.execute(
+        "SELECT w.hand_id, h.currency, w.recorded_result "
+        "FROM wagers w JOIN hands h USING (hand_id) "
+        "WHERE w.recorded_outcome = 'lose' ORDER BY w.hand_id LIMIT 1").fetchone()
+    at = app(simulated_warehouse, "hand_audit", hand_id=hand)
+    no_failure(at)
+    settlement = at.dataframe[1].value
+    losses = [p for p in settlement["Recorded"] if p.startswith("lose")]
+    assert losses and not [p for p in losses if p.startswith("lose -")], losses
+    assert f"lose {money(-result, currency)}" in losses

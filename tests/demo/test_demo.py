@@ -25,6 +25,13 @@ def test_demo_finds_every_injected_mispay(tmp_path: Path) -> None:
     for heading in ("1/4 simulate", "2/4 audit", "3/4 load", "4/4 floor report"):
         assert heading in proc.stdout
     assert (out / "warehouse.duckdb").exists()
+    # players dispute some hands, so the dashboards' Disputes page has rows too
+    import duckdb
+
+    with duckdb.connect(str(out / "warehouse.duckdb"), read_only=True) as con:
+        (disputes,) = con.execute(
+            "SELECT count(*) FROM events WHERE type = 'DisputeOpened'").fetchone()
+    assert disputes > 0
     assert "uth dashboards --warehouse" in proc.stdout
     summary = json.loads((out / "findings.jsonl").read_text().splitlines()[-1])["summary"]
     assert summary["hands"] == 3 * 120

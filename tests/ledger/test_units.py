@@ -117,9 +117,16 @@ def test_keys(tmp_path: Path) -> None:
     os.chmod(private, 0o644)
     with pytest.raises(LedgerKeyError, match="readable by others"):
         load_private(private)
-    with pytest.raises(LedgerKeyError, match="not a PEM private key"):
-        os.chmod(public, 0o600)
+    # the public key given by mistake (mode 644 as keygen writes it) is named as such, not
+    # refused for its mode (the message changed consciously, issue 36)
+    with pytest.raises(LedgerKeyError, match="this is the public key; sealing needs the "
+                                             "private key"):
         load_private(public)
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"not a key")
+    os.chmod(garbage, 0o600)
+    with pytest.raises(LedgerKeyError, match="not a PEM private key"):
+        load_private(garbage)
 
 
 def test_keygen_and_seal_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
