@@ -25,6 +25,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from events.protection.draws import KeyedDraws, seat_hand_keys
 from events.protection.hands import SeatHands
 from events.protection.scoring import Decisions, Gains, score
 from events.protection.tally import VERSIONS, PairSums, Tally, first_most
@@ -116,13 +117,21 @@ def player_keys(sh: SeatHands, sessions: Sessions | None = None) -> list[str]:
     return keys
 
 
-def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
-    """The gains of every seat-hand whose cards are known (zero, var 0, for the others)."""
+def keyed_draws(sh: SeatHands, seed: int) -> KeyedDraws:
+    """The draws of each seat-hand, seeded by its table, hand and seat (``draws``)."""
+    return KeyedDraws(seat_hand_keys(sh.table_id, sh.hand_id, sh.seat.tolist(), seed))
+
+
+def gains_of(sh: SeatHands, rng: np.random.Generator | int) -> Gains:
+    """The gains of every seat-hand whose cards are known (zero, var 0, for the others).
+    ``rng``: a seed (each seat-hand's draws its own: a gain does not depend on the
+    seat-hands scored with it), or one generator for all."""
     known = np.flatnonzero(sh.cards_known)
     where = np.full(len(sh), -1, dtype=np.int64)
     where[known] = np.arange(len(known))
     dec = Decisions(where[sh.dec_hand], sh.dec_street, sh.dec_multiple)
-    part = score(rng, sh.hole[known], sh.board[known], sh.dealer[known], dec)
+    draws = keyed_draws(sh, rng).rows(known) if isinstance(rng, int) else rng
+    part = score(draws, sh.hole[known], sh.board[known], sh.dealer[known], dec)
 
     def spread(values: FloatArray) -> FloatArray:
         out = np.zeros(len(sh))

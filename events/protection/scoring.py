@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import numpy.typing as npt
 
+from events.protection.draws import KeyedDraws
 from events.protection.values import (
     MAX_MULTIPLE,
     VISIBLE,
@@ -46,6 +47,8 @@ NULL_HOLDINGS = 9  # M: holdings drawn per seat-hand for the null moments
 COMPLETIONS = (20, 12, 1)  # K per street (the river's board is complete: exact)
 HOLDINGS_CHUNK = 65_536  # seat-hands whose null holdings are drawn at once
 CHUNK = 384  # decisions per vectorized pass (bounds the (N, Q, K, 7) working set)
+HOLDINGS_STREAM = 1  # the keyed draws' streams: the null holdings, then one per street
+COMPLETIONS_STREAM = 2
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,12 @@ class Gains:
     legal_max: FloatArray
 
 
-def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, visible: IntArray,
-                  dealer: IntArray, m: int) -> IntArray:
+def null_holdings(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray,
+                  visible: IntArray, dealer: IntArray, m: int, stream: int = HOLDINGS_STREAM
+                  ) -> IntArray:
     """(H, m + 1, 2): the actual dealer cards, then m holdings drawn uniformly from the
-    cards each seat-hand's observation leaves."""
+    cards each seat-hand's observation leaves (with :class:`KeyedDraws`, from each
+    seat-hand's own key and ``stream``)."""
     out = np.empty((len(hole), m + 1, 2), dtype=np.int64)
     out[:, 0] = dealer
     for v in np.unique(visible).tolist():
@@ -88,17 +93,21 @@ def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, vis
         for lo in range(0, len(seat_hands), HOLDINGS_CHUNK):
             rows = seat_hands[lo:lo + HOLDINGS_CHUNK]
             pool = unseen_cards(np.concatenate([hole[rows], board[rows, :v]], axis=1))
-            keys = rng.random((len(rows), m, pool.shape[1]))
-            picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
+            if isinstance(rng, KeyedDraws):
+                picks = rng.rows(rows).distinct(stream, (m,), 2, pool.shape[1])
+            else:
+                keys = rng.random((len(rows), m, pool.shape[1]))
+                picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
             out[rows, 1:] = pool[np.arange(len(rows))[:, None, None], picks]
     return out
 
 
-def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: IntArray,
+def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray, dealer: IntArray,
           decisions: Decisions, m: int = NULL_HOLDINGS,
           ks: tuple[int, int, int] = COMPLETIONS) -> Gains:
     """The gains of H seat-hands (hole (H, 2), board (H, 5) in deal order, dealer (H, 2))
-    from their decisions."""
+    from their decisions. ``rng``: one generator for all, or :class:`KeyedDraws` with a
+    key per seat-hand (the draws of each seat-hand its own: ``draws``)."""
     h = len(hole)
     visible = np.zeros(h, dtype=np.int64)
     if len(decisions.hand):
@@ -117,7 +126,9 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
             chosen = decisions.multiple[part]
             valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
             sign = np.where(chosen > 0, 1.0, -1.0)
-            comp = completions(rng, street, hole[sh], board[sh], ks[street])
+            draws = rng.rows(sh) if isinstance(rng, KeyedDraws) else rng
+            comp = completions(draws, street, hole[sh], board[sh], ks[street],
+                               COMPLETIONS_STREAM + street)
             f_both = sign[:, None] * value_both(street, valued, comp, holdings[sh])
             f_one = sign[:, None] * value_one(street, valued, comp, seen[sh])
             np.add.at(t_both, sh, f_both)
