@@ -169,6 +169,9 @@ def _ddl() -> list[str]:
     # pass); the table is rebuilt whole by the players asset, so old rows only lack them
     out += [f"ALTER TABLE player_ratings ADD COLUMN IF NOT EXISTS {c} BIGINT"
             for c in ("theo_base", "theo_trips", "dispute_adjustment")]
+    # game protection II: the test that scored, the streets, the sequential test's day
+    out += [f"ALTER TABLE player_alerts ADD COLUMN IF NOT EXISTS {c}"
+            for c in ("test VARCHAR", "streets VARCHAR", "crossed_on DATE")]
     out.append(f"CREATE TABLE IF NOT EXISTS {META} (key VARCHAR PRIMARY KEY, value VARCHAR)")
     out.append("""CREATE TABLE IF NOT EXISTS ruleset_theory (ruleset VARCHAR PRIMARY KEY,
         base_edge_per_ante DOUBLE, trips_edge DOUBLE, trips_sd DOUBLE,

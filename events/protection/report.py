@@ -44,7 +44,8 @@ class ProtectionReport:
 def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
             threshold: float = THRESHOLD, seed: int = SEED, *,
             adjustments: Adjustments | None = None,
-            ratings: tuple[int, str] | None = None) -> ProtectionReport:
+            ratings: tuple[int, str] | None = None,
+            days: tuple[int, str] | None = None) -> ProtectionReport:
     """Assess every player of the decoded events (batches of events in log order).
 
     With ``adjustments`` (every resolved dispute's, read beforehand: :class:`Adjustments`)
@@ -52,11 +53,12 @@ def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
     hands end, so that memory is bounded by the slice; without, the events' own
     ``DisputeResolved`` are read (one may come long after its hand) and the seat-hands
     are scored at the end, slice by slice. ``ratings=(day_start_minutes, zone)`` adds the
-    rating slips. Each seat-hand's draws are its own (seeded by its table, hand and seat),
-    and the sums exact (``tally``): the same events and seed give the same report, however
-    they are sliced or ordered."""
+    rating slips; ``days=(day_start_minutes, zone)`` (implied by ``ratings``) the
+    gaming days, for the sequential test's crossing date. Each seat-hand's draws are its
+    own (seeded by its table, hand and seat), and the sums exact (``tally``): the same
+    events and seed give the same report, however they are sliced or ordered."""
     folder = HandFolder(adjustments)
-    scorer = Scorer(seed, ratings)
+    scorer = Scorer(seed, ratings, days=days)
     for batch in batches:
         folder.feed(batch)
         if adjustments is not None and folder.pending >= SLICE:
@@ -81,10 +83,12 @@ class Scorer:
     tally. The warehouse keeps ``tally`` and ``sessions`` between loads."""
 
     def __init__(self, seed: int, ratings: tuple[int, str] | None,
-                 tally: Tally | None = None, sessions: Sessions | None = None) -> None:
+                 tally: Tally | None = None, sessions: Sessions | None = None,
+                 days: tuple[int, str] | None = None) -> None:
         self.tally = Tally() if tally is None else tally
         self.seed = seed
         self.ratings = ratings
+        self.days = ratings if ratings is not None else days
         self.sessions: Sessions = {} if sessions is None else sessions
 
     def add(self, sh: SeatHands) -> tuple[list[str], list[str] | None]:
@@ -93,12 +97,13 @@ class Scorer:
             return [], None
         gains = gains_of(sh, self.seed)
         keys = player_keys(sh, self.sessions)
-        if self.ratings is None:
+        if self.days is None:
             self.tally.add(sh, gains, keys)
             return keys, None
-        day_start, zone = self.ratings
+        day_start, zone = self.days
         days = gaming_days(sh.started_ms, day_start, zone)
-        costs = decision_costs(sh, gains, keyed_draws(sh, RATINGS_SEED))
+        costs = (None if self.ratings is None
+                 else decision_costs(sh, gains, keyed_draws(sh, RATINGS_SEED)))
         self.tally.add(sh, gains, keys, days, costs)
         return keys, days
 

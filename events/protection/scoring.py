@@ -44,7 +44,7 @@ from events.protection.values import (
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 NULL_HOLDINGS = 9  # M: holdings drawn per seat-hand for the null moments
-COMPLETIONS = (20, 12, 1)  # K per street (the river's board is complete: exact)
+COMPLETIONS = (40, 12, 1)  # K per street (the river's board is complete: exact)
 HOLDINGS_CHUNK = 65_536  # seat-hands whose null holdings are drawn at once
 CHUNK = 384  # decisions per vectorized pass (bounds the (N, Q, K, 7) working set)
 HOLDINGS_STREAM = 1  # the keyed draws' streams: the null holdings, then one per street
@@ -75,6 +75,32 @@ class Gains:
     # (N,) E[V(raise the street's largest multiple) - V(check) | O]: legal_value except
     # after a smaller raise (3x preflop), valued on the same draws
     legal_max: FloatArray
+    # the sign test of informative decisions, per seat-hand (H, 9), column street * 3 +
+    # version (both, first, second): [the decision was the right one with the hidden
+    # card(s) known] minus its chance under honest play, and that chance's variance
+    signs: FloatArray | None = None
+    sign_var: FloatArray | None = None
+
+
+SIGN_TESTS = 9  # streets x versions
+
+
+def _right(f: FloatArray) -> FloatArray:
+    """1 where a decision's worth is positive (it was the right choice), 1/2 at a tie."""
+    out: FloatArray = (f > 0) + 0.5 * (f == 0)
+    return out
+
+
+def _sign_test(f_actual: FloatArray, f_null: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per decision: right(actual) - the share of null holdings where the same choice was
+    right (its expectation under honest play: given what the player saw, the actual
+    holding is one more draw like the nulls), and the variance of that difference,
+    estimated without bias from the m nulls: q(1 - q)(1 + 1/m), with E[q'(1 - q')] =
+    q(1 - q)(1 - 1/m). A decision every holding agrees on (q 0 or 1) weighs nothing: the
+    test is carried by the informative decisions."""
+    m = f_null.shape[1]
+    q = _right(f_null).mean(axis=1)
+    return _right(f_actual) - q, q * (1 - q) * (1 + 1 / m) / (1 - 1 / m)
 
 
 def null_holdings(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray,
@@ -116,6 +142,8 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
     seen = np.concatenate([holdings[:, :1, 0], holdings[:, :1, 1], holdings[:, 1:, 0]], axis=1)
     t_both = np.zeros((h, m + 1))
     t_one = np.zeros((h, m + 2))
+    signs = np.zeros((h, SIGN_TESTS))
+    sign_var = np.zeros((h, SIGN_TESTS))
     legal = np.zeros(len(decisions.hand))
     legal_max = np.zeros(len(decisions.hand))
     for street in range(3):
@@ -133,6 +161,13 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
             f_one = sign[:, None] * value_one(street, valued, comp, seen[sh])
             np.add.at(t_both, sh, f_both)
             np.add.at(t_one, sh, f_one)
+            col = 3 * street
+            for v, (actual, null) in enumerate(((f_both[:, 0], f_both[:, 1:]),
+                                                (f_one[:, 0], f_one[:, 2:]),
+                                                (f_one[:, 1], f_one[:, 2:]))):
+                x, var = _sign_test(actual, null)
+                np.add.at(signs[:, col + v], sh, x)
+                np.add.at(sign_var[:, col + v], sh, var)
             legal[part] = sign * f_both[:, 1:].mean(axis=1)
             legal_max[part] = legal[part]
             smaller = np.flatnonzero(valued != MAX_MULTIPLE[street])
@@ -151,6 +186,8 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
         var_one=null_one.var(axis=1, ddof=1) * inflate,
         legal_value=legal,
         legal_max=legal_max,
+        signs=signs,
+        sign_var=sign_var,
     )
 
 

@@ -38,40 +38,47 @@ def _hand_json(h: HandSums) -> list[Any]:
     return [h.n, h.total, h.squares]
 
 
+def _dumps(value: object) -> str:
+    """JSON with sorted keys: the same sums give the same text, whatever the order their
+    keys were first met in (a player seen at two tables, loaded in other orders)."""
+    return json.dumps(value, sort_keys=True)
+
+
 def _key(*parts: object) -> str:
-    return json.dumps(list(parts))
+    return _dumps(list(parts))
 
 
 def player_row(player: str, p: PlayerSums) -> Row:
-    return ("player", player, json.dumps({
+    return ("player", player, _dumps({
         "decisions": p.decisions, "seats": sorted(p.seats), "tables": p.tables,
-        "dealers": {d: [s.n, s.gain, s.var, [list(t) for t in s.top]]
+        "dealers": {d: [s.n, s.gain, s.var, [list(t) for t in s.top], s.sign, s.sign_var]
                     for d, s in p.dealers.items()}}))
 
 
 def dealer_row(dealer: str, d: DealerSums) -> Row:
-    return ("dealer", dealer, json.dumps({
+    return ("dealer", dealer, _dumps({
         "seat_hands": d.seat_hands, "hands": _hand_json(d.hands),
         "at_table": {t: _hand_json(h) for t, h in d.at_table.items()},
         "top": [list(t) for t in d.top]}))
 
 
 def table_row(table: str, h: HandSums) -> Row:
-    return ("table", table, json.dumps(_hand_json(h)))
+    return ("table", table, _dumps(_hand_json(h)))
 
 
 def slip_row(key: tuple[str, str], s: SlipSums) -> Row:
-    return ("slip", _key(*key), json.dumps({
+    return ("slip", _key(*key), _dumps({
         "hands": s.hands, "ante": s.ante, "wager": s.wager, "result": s.result,
-        "adjustment": s.adjustment, "cost": s.cost, "tables": s.tables, "stakes": s.stakes}))
+        "adjustment": s.adjustment, "cost": s.cost, "tables": s.tables, "stakes": s.stakes,
+        "stats": s.stats, "stat_var": s.stat_var}))
 
 
 def session_row(where: tuple[str, int], last: tuple[int, str, int]) -> Row:
-    return ("session", _key(*where), json.dumps(list(last)))
+    return ("session", _key(*where), _dumps(list(last)))
 
 
 def totals_row(tally: Tally) -> Row:
-    return ("totals", "", json.dumps({"seat_hands": tally.seat_hands, "hands": tally.hands,
+    return ("totals", "", _dumps({"seat_hands": tally.seat_hands, "hands": tally.hands,
                                       "rulesets": sorted(tally.rulesets)}))
 
 
@@ -100,8 +107,9 @@ def load(rows: Iterable[tuple[str, str, str]]) -> tuple[Tally, Sessions]:
         if kind == "player":
             tally.players[key] = PlayerSums(
                 dealers={d: PairSums(int(n), [float(x) for x in g], [float(x) for x in var],
-                                     [_top(t) for t in top])
-                         for d, (n, g, var, top) in v["dealers"].items()},
+                                     [_top(t) for t in top], [float(x) for x in sign],
+                                     [float(x) for x in svar])
+                         for d, (n, g, var, top, sign, svar) in v["dealers"].items()},
                 decisions=int(v["decisions"]), seats={int(s) for s in v["seats"]},
                 tables={t: int(n) for t, n in v["tables"].items()})
         elif kind == "dealer":
@@ -118,7 +126,9 @@ def load(rows: Iterable[tuple[str, str, str]]) -> tuple[Tally, Sessions]:
                 result=int(v["result"]), adjustment=int(v["adjustment"]),
                 cost=float(v["cost"]),
                 tables={t: [int(x) for x in span] for t, span in v["tables"].items()},
-                stakes={r: [int(x) for x in st] for r, st in v["stakes"].items()})
+                stakes={r: [int(x) for x in st] for r, st in v["stakes"].items()},
+                stats=[float(x) for x in v["stats"]],
+                stat_var=[float(x) for x in v["stat_var"]])
         elif kind == "session":
             table, seat = json.loads(key)
             ordinal, name, end = v

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from events.protection.hands import SeatHands
-from events.protection.scoring import Gains
+from events.protection.scoring import SIGN_TESTS, Gains
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -52,6 +52,10 @@ def _tops() -> list[Top]:
     return [[], [], []]
 
 
+def _nine() -> list[float]:
+    return [0.0] * SIGN_TESTS
+
+
 def _merge(top: Top, more: Top) -> Top:
     return sorted(top + more)[:EVIDENCE_HANDS]
 
@@ -66,6 +70,9 @@ class PairSums:
     gain: list[float] = field(default_factory=_three)
     var: list[float] = field(default_factory=_three)
     top: list[Top] = field(default_factory=_tops)
+    # the sign tests of informative decisions (``scoring``), per street and version
+    sign: list[float] = field(default_factory=_nine)
+    sign_var: list[float] = field(default_factory=_nine)
 
 
 @dataclass
@@ -84,6 +91,9 @@ class PlayerSums:
                 out.gain[k] += p.gain[k]
                 out.var[k] += p.var[k]
                 out.top[k] = _merge(out.top[k], p.top[k])
+            for k in range(SIGN_TESTS):
+                out.sign[k] += p.sign[k]
+                out.sign_var[k] += p.sign_var[k]
         return out
 
 
@@ -122,6 +132,10 @@ class SlipSums:
     cost: float = 0.0
     tables: dict[str, list[int]] = field(default_factory=dict)  # [seat-hands, start, end]
     stakes: dict[str, list[int]] = field(default_factory=dict)  # ruleset: [antes, trips]
+    # the day's part of the player's tests (three value, nine sign: ``assess.tests_of``),
+    # sums and null variances: what the sequential test adds up day after day
+    stats: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
+    stat_var: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
 
 
 def first_most(counts: dict[str, int]) -> str:
@@ -181,15 +195,23 @@ class Tally:
             return
         g = (exact(gains.both), exact(gains.one_a), exact(gains.one_b))
         v = (exact(gains.var_both), exact(gains.var_one), exact(gains.var_one))
-        self._add_players(sh, g, v, players)
+        if gains.signs is None or gains.sign_var is None:
+            signs = sign_var = np.zeros((n, SIGN_TESTS))
+        else:
+            signs, sign_var = exact(gains.signs), exact(gains.sign_var)
+        self._add_players(sh, g, v, players, signs, sign_var)
         self._add_hands(sh, g)
-        if days is not None and costs is not None:
-            self._add_slips(sh, players, days, exact(costs))
+        if days is not None:
+            stats = np.column_stack([*g, signs])
+            stat_var = np.column_stack([*v, sign_var])
+            self._add_slips(sh, players, days, exact(costs) if costs is not None
+                            else np.zeros(n), stats, stat_var)
         self.rulesets.update(sh.ruleset)
         self.seat_hands += n
 
     def _add_players(self, sh: SeatHands, g: tuple[FloatArray, ...],
-                     v: tuple[FloatArray, ...], players: list[str]) -> None:
+                     v: tuple[FloatArray, ...], players: list[str], signs: FloatArray,
+                     sign_var: FloatArray) -> None:
         n = len(sh)
         pair, pairs = _codes(list(zip(players, sh.dealer_id, strict=True)))
         m = len(pairs)
@@ -198,6 +220,10 @@ class Tally:
         var = [np.bincount(pair, weights=v[k], minlength=m).tolist() for k in range(VERSIONS)]
         tops = [_tops_of(pair, m, g[k] / np.sqrt(np.maximum(v[k], 1e-12)), sh.hand_id)
                 for k in range(VERSIONS)]
+        sign = [np.bincount(pair, weights=signs[:, k], minlength=m).tolist()
+                for k in range(SIGN_TESTS)]
+        svar = [np.bincount(pair, weights=sign_var[:, k], minlength=m).tolist()
+                for k in range(SIGN_TESTS)]
         for j, (player, dealer) in enumerate(pairs):
             sums = self.players.setdefault(player, PlayerSums())
             p = sums.dealers.setdefault(dealer, PairSums())
@@ -206,6 +232,9 @@ class Tally:
                 p.gain[k] += gain[k][j]
                 p.var[k] += var[k][j]
                 p.top[k] = _merge(p.top[k], tops[k][j])
+            for k in range(SIGN_TESTS):
+                p.sign[k] += sign[k][j]
+                p.sign_var[k] += svar[k][j]
         decisions = np.bincount(sh.dec_hand, minlength=n).tolist()
         for player, table, seat, d in zip(players, sh.table_id, sh.seat.tolist(), decisions,
                                           strict=True):
@@ -247,7 +276,7 @@ class Tally:
         self.hands += h
 
     def _add_slips(self, sh: SeatHands, players: list[str], days: list[str],
-                   costs: FloatArray) -> None:
+                   costs: FloatArray, stats: FloatArray, stat_var: FloatArray) -> None:
         slip, keys = _codes(list(zip(players, days, strict=True)))
         m = len(keys)
         wager = sh.ante + sh.blind + sh.play + sh.trips
@@ -266,6 +295,12 @@ class Tally:
             s.result += ints[2][j]
             s.adjustment += ints[3][j]
             s.cost += cost[j]
+        for k in range(stats.shape[1]):
+            total = np.bincount(slip, weights=stats[:, k], minlength=m).tolist()
+            var = np.bincount(slip, weights=stat_var[:, k], minlength=m).tolist()
+            for j, s in enumerate(slips):
+                s.stats[k] += total[j]
+                s.stat_var[k] += var[j]
         at, spans = _codes(list(zip(slip.tolist(), sh.table_id, strict=True)))
         n_at = len(spans)
         start = np.full(n_at, np.iinfo(np.int64).max, dtype=np.int64)

@@ -34,10 +34,13 @@ RATING_COLUMNS = ("player", "gaming_day", "table_id", "hands", "hours", "avg_ant
                   "avg_wager", "handle", "theo_base", "theo_trips", "theo_win",
                   "decision_cost", "dispute_adjustment", "actual_win", "win_minus_theo",
                   "protection_score", "flagged")
+ALERT_COLUMNS = ("player", "table_id", "seats", "hands", "decisions", "score", "z_both",
+                 "z_one", "pattern", "gain_antes", "evidence", "top_dealer",
+                 "only_with_dealer", "test", "streets", "crossed_on")
 # the state's version: a warehouse built by another (or whose players step was cut short
 # by hand) has its player tables rebuilt from every event on its next load
 BUILT_FROM = "players_built_from_events_v2"
-VERSION = "sums-3"
+VERSION = "sums-4"  # with the sign tests and the days' tests
 _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
     'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
     'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""
@@ -280,7 +283,8 @@ def _write_tables(con: duckdb.DuckDBPyConnection, tally: Any) -> dict[str, int]:
     _insert(con, "player_alerts", [
         [a.player, a.table_id, ",".join(map(str, a.seats)), a.hands, a.decisions, a.score,
          a.z_both, a.z_one, a.pattern, a.gain, json.dumps(list(a.evidence)),
-         a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer] for a in flagged])
+         a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer, a.test,
+         ",".join(a.streets), a.crossed_on] for a in flagged], ALERT_COLUMNS)
     con.execute("DELETE FROM player_alert_dealers")
     dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
                    for d in a.dealers]

@@ -93,11 +93,14 @@ def test_the_command_gives_the_warehouses_answer(floor: tuple[Path, list[bytes]]
     wh = _in_loads(d, lines, (0.4,), "command")
     report = protect_source(str(d / "floor.jsonl"), ratings=(360, "UTC"))
     flagged = [a for a in report.assessments if a.flagged]
-    alerts = query(wh, """SELECT player, score, pattern, evidence, only_with_dealer
-        FROM player_alerts ORDER BY player""")
-    assert [(a.player, round(a.score, 9), a.pattern, a.evidence, a.only_with_dealer)
+    alerts = query(wh, """SELECT player, score, pattern, evidence, only_with_dealer, streets,
+        test, CAST(crossed_on AS VARCHAR) FROM player_alerts ORDER BY player""")
+    assert [(a.player, round(a.score, 9), a.pattern, a.evidence, a.only_with_dealer,
+             ",".join(a.streets), a.test, a.crossed_on)
             for a in sorted(flagged, key=lambda a: a.player)] == [
-        (p, round(s, 9), pat, tuple(json.loads(e)), only) for p, s, pat, e, only in alerts]
+        (p, round(s, 9), pat, tuple(json.loads(e)), only, st, test, crossed)
+        for p, s, pat, e, only, st, test, crossed in alerts]
+    assert all(a.crossed_on for a in flagged)  # one day's floor: crossed on that day
     scores = dict(query(wh, "SELECT DISTINCT player, protection_score FROM player_ratings"))
     for a in report.assessments:
         assert round(scores[a.player], 9) == round(a.score, 9)
