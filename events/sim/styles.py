@@ -126,7 +126,9 @@ def style_decisions(rng: np.random.Generator, profile: IntArray, informed: BoolA
     ``lost``: the cell's player lost their hand before at this seat (default: no)."""
     n = len(profile)
     act = np.full((n, 3), -1, dtype=np.int8)
-    coin = rng.random((n, 7))
+    coin = rng.random((n, 4))
+    camo = (rng.random((n, 3)) if (profile == BOTH_CAMO).any()
+            else np.ones((n, 3)))  # drawn only when needed: other floors keep their draws
     lost = np.zeros(n, dtype=np.bool_) if lost is None else lost
     cheat = np.isin(profile, CHEATS)
     live = np.ones(n, dtype=np.bool_)
@@ -148,7 +150,7 @@ def style_decisions(rng: np.random.Generator, profile: IntArray, informed: BoolA
         up |= (p == ALWAYS) & (street == 0)
         up |= (p == RANDOM) & (coin[rows, street] < (1 / 3, 1 / 3, 0.5)[street])
         uses = (cheat[rows] & informed[rows] & _uses(p, street)
-                & ~((p == BOTH_CAMO) & (coin[rows, 4 + street] < CAMOUFLAGE)))
+                & ~((p == BOTH_CAMO) & (camo[rows, street] < CAMOUFLAGE)))
         s = np.flatnonzero(uses)
         if s.size:
             r = rows[s]
