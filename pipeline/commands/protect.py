@@ -18,8 +18,9 @@ alone carry the evidence (a dealer who flashes) or null, ``dealers``: the player
 hidden-card gain and score with each dealer, ``test``: the test that scored highest
 (``value`` or ``sign <street>``), ``streets``: the streets whose sign test of informative
 decisions reaches 2, ``z_sign``: the largest sign test, ``crossed_on``: the gaming day the
-sequential test over the player's history crossed the line, or null). The text form ends with the dealers the
-flagged players' gains concentrate on, and the dealers flagged on their own statistic.
+sequential test over the player's history crossed the line, or null). The text form ends
+with the dealers the flagged players' gains concentrate on, and the dealers flagged on
+their own statistic.
 
 ``--dealers``: one line (object) per dealer with at least N hands: ``dealer_id``,
 ``tables``, ``hands``, ``score``, ``flagged`` (a dealer whose hands host hole-card play;
