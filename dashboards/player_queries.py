@@ -55,8 +55,8 @@ def ratings_daily(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
 
 def alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return _df(con, """SELECT player, table_id, seats, hands, decisions, score, z_both, z_one,
-               pattern, gain_antes, evidence, top_dealer, only_with_dealer FROM player_alerts
-               ORDER BY score DESC, player""")
+               pattern, gain_antes, evidence, top_dealer, only_with_dealer, test, streets,
+               crossed_on FROM player_alerts ORDER BY score DESC, player""")
 
 
 def evidence(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

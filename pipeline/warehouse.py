@@ -114,6 +114,14 @@ TABLES: dict[str, str] = {
         dealer_id VARCHAR, tables VARCHAR, hands BIGINT, seat_hands BIGINT, score DOUBLE,
         z_both DOUBLE, z_first DOUBLE, z_second DOUBLE, contrast DOUBLE, pattern VARCHAR,
         gain_antes DOUBLE, evidence VARCHAR, players VARCHAR""",
+    # game protection's state between loads (pipeline/players): the sums it keeps, the
+    # hands it has scored or holds in play, whose slip each seat-hand went to, the
+    # resolved disputes applied
+    "protection_sums": "kind VARCHAR, key VARCHAR, value VARCHAR",
+    "protection_hands": "table_id VARCHAR, hand_id VARCHAR, ordinal BIGINT, ended BOOLEAN",
+    "protection_seat_hands": """
+        table_id VARCHAR, hand_id VARCHAR, seat INTEGER, player VARCHAR, gaming_day DATE""",
+    "protection_disputes": "event_id VARCHAR",
     "load_positions": """
         source VARCHAR PRIMARY KEY, position VARCHAR, events_loaded BIGINT,
         updated_at TIMESTAMP""",
@@ -138,6 +146,7 @@ PENDING: dict[str, str] = {
     "hold": "table_id VARCHAR, gaming_day DATE",
     "trips": "table_id VARCHAR, gaming_day DATE",
     "dealers": "dealer_id VARCHAR, gaming_day DATE",
+    "players": "table_id VARCHAR, hand_id VARCHAR",  # hands game protection has to score
 }
 
 META = "meta"  # key/value settings the warehouse was built with (gaming day start...)
@@ -160,6 +169,9 @@ def _ddl() -> list[str]:
     # pass); the table is rebuilt whole by the players asset, so old rows only lack them
     out += [f"ALTER TABLE player_ratings ADD COLUMN IF NOT EXISTS {c} BIGINT"
             for c in ("theo_base", "theo_trips", "dispute_adjustment")]
+    # game protection II: the test that scored, the streets, the sequential test's day
+    out += [f"ALTER TABLE player_alerts ADD COLUMN IF NOT EXISTS {c}"
+            for c in ("test VARCHAR", "streets VARCHAR", "crossed_on DATE")]
     out.append(f"CREATE TABLE IF NOT EXISTS {META} (key VARCHAR PRIMARY KEY, value VARCHAR)")
     out.append("""CREATE TABLE IF NOT EXISTS ruleset_theory (ruleset VARCHAR PRIMARY KEY,
         base_edge_per_ante DOUBLE, trips_edge DOUBLE, trips_sd DOUBLE,

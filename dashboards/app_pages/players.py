@@ -148,8 +148,11 @@ if alerts.empty:
     st.stop()
 st.caption("Each decision is valued with the dealer's actual cards and with cards the player "
            "could not tell apart: honest play gains nothing from them on average; these "
-           "players' gains keep growing. Pattern: which cards the decisions match; only with "
-           "dealer: the evidence is in that dealer's hands alone (a dealer who flashes).")
+           "players' gains keep growing. Pattern: which cards the decisions match; streets: "
+           "where the informative decisions went their way; crossed the line on: the gaming "
+           "day the evidence over the player's whole history first crossed it (sequential "
+           "test); only with dealer: the evidence is in that dealer's hands alone (a dealer "
+           "who flashes).")
 ui.table("players-3", ui.frame({
     "Player": alerts["player"],
     "Table": alerts["table_id"],
@@ -158,6 +161,8 @@ ui.table("players-3", ui.frame({
     "Decisions": [count(v) for v in alerts["decisions"]],
     "Score": [decimal(v, 1) for v in alerts["score"]],
     "Pattern": alerts["pattern"],
+    "Streets": alerts["streets"],
+    "Crossed the line on": [str(v)[:10] if ui.known(v) else "—" for v in alerts["crossed_on"]],
     "Hidden-card gain (antes)": [decimal(v, 1) for v in alerts["gain_antes"]],
     "Most with dealer": alerts["top_dealer"],
     "Only with dealer": alerts["only_with_dealer"],

@@ -25,9 +25,10 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from events.protection.draws import KeyedDraws, seat_hand_keys
 from events.protection.hands import SeatHands
-from events.protection.scoring import Decisions, Gains, score
-from events.protection.tally import VERSIONS, PairSums, Tally, first_most
+from events.protection.scoring import SIGN_TESTS, Decisions, Gains, score
+from events.protection.tally import VERSIONS, PairSums, SlipSums, Tally, first_most
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -73,7 +74,15 @@ class Assessment:
     dealers: tuple[DealerShare, ...]
     gain: float  # antes gained from the hidden cards, in the pattern's version
     only_with_dealer: str | None = None  # the evidence is that dealer's hands only
-
+    # the test that scored highest: "value" (the gains' sum) or "sign <street>" (the sign
+    # test of that street's informative decisions); the streets whose sign test in the
+    # pattern's version reaches 2 in the strongest group
+    test: str = "value"
+    streets: tuple[str, ...] = ()
+    z_sign: float = 0.0  # the largest of the nine sign tests over all the player's hands
+    # the sequential test: the gaming day the evidence over the player's whole history
+    # first crossed the line (``crossing_day``), or None
+    crossed_on: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"player": self.player, "table_id": self.table_id, "seats": list(self.seats),
@@ -81,7 +90,9 @@ class Assessment:
                 "z_both": round(self.z_both, 3), "z_one": round(self.z_one, 3),
                 "flagged": self.flagged, "pattern": self.pattern,
                 "evidence": list(self.evidence), "gain_antes": round(self.gain, 2),
-                "only_with_dealer": self.only_with_dealer,
+                "only_with_dealer": self.only_with_dealer, "test": self.test,
+                "streets": list(self.streets), "z_sign": round(self.z_sign, 3),
+                "crossed_on": self.crossed_on,
                 "dealers": [{"dealer_id": d.dealer_id, "hands": d.hands,
                              "gain_antes": round(d.gain, 2), "z": round(d.z, 3)}
                             for d in self.dealers]}
@@ -116,22 +127,36 @@ def player_keys(sh: SeatHands, sessions: Sessions | None = None) -> list[str]:
     return keys
 
 
-def gains_of(sh: SeatHands, rng: np.random.Generator) -> Gains:
-    """The gains of every seat-hand whose cards are known (zero, var 0, for the others)."""
+def keyed_draws(sh: SeatHands, seed: int) -> KeyedDraws:
+    """The draws of each seat-hand, seeded by its table, hand and seat (``draws``)."""
+    return KeyedDraws(seat_hand_keys(sh.table_id, sh.hand_id, sh.seat.tolist(), seed))
+
+
+def gains_of(sh: SeatHands, rng: np.random.Generator | int) -> Gains:
+    """The gains of every seat-hand whose cards are known (zero, var 0, for the others).
+    ``rng``: a seed (each seat-hand's draws its own: a gain does not depend on the
+    seat-hands scored with it), or one generator for all."""
     known = np.flatnonzero(sh.cards_known)
     where = np.full(len(sh), -1, dtype=np.int64)
     where[known] = np.arange(len(known))
     dec = Decisions(where[sh.dec_hand], sh.dec_street, sh.dec_multiple)
-    part = score(rng, sh.hole[known], sh.board[known], sh.dealer[known], dec)
+    draws = keyed_draws(sh, rng).rows(known) if isinstance(rng, int) else rng
+    part = score(draws, sh.hole[known], sh.board[known], sh.dealer[known], dec)
 
     def spread(values: FloatArray) -> FloatArray:
         out = np.zeros(len(sh))
         out[known] = values
         return out
 
+    def spread2(values: FloatArray | None) -> FloatArray:
+        out = np.zeros((len(sh), SIGN_TESTS))
+        if values is not None:
+            out[known] = values
+        return out
+
     return Gains(spread(part.both), spread(part.var_both), spread(part.one_a),
                  spread(part.one_b), spread(part.var_one), part.legal_value,
-                 part.legal_max)
+                 part.legal_max, spread2(part.signs), spread2(part.sign_var))
 
 
 def model_z(gain: float, var: float) -> float:
@@ -144,7 +169,48 @@ def _versions(p: PairSums) -> tuple[float, float, float]:
             model_z(p.gain[2], p.var[2]))
 
 
-def adjusted_score(z_max: float, tests: int) -> float:
+STREETS = ("preflop", "flop", "river")
+TESTS = VERSIONS + SIGN_TESTS  # per group of hands: three value tests, nine sign tests
+STREET_MARK = 2.0  # a street is named in an alert when its sign test reaches this
+
+
+def tests_of(p: PairSums) -> list[tuple[float, int, int | None]]:
+    """Every test of a group of seat-hands: (z, version, street or None for the value
+    test), the value tests first."""
+    out: list[tuple[float, int, int | None]] = [(z, v, None) for v, z in
+                                                enumerate(_versions(p))]
+    out += [(model_z(p.sign[k], p.sign_var[k]), k % 3, k // 3) for k in range(SIGN_TESTS)]
+    return out
+
+
+def _streets(p: PairSums, version: int) -> tuple[str, ...]:
+    return tuple(STREETS[s] for s in range(3)
+                 if model_z(p.sign[3 * s + version], p.sign_var[3 * s + version]) >= STREET_MARK)
+
+
+SPENDING = math.pi ** 2 / 6  # sum of 1/t^2: the t-th look gets alpha / (SPENDING t^2)
+
+
+def crossing_day(days: list[tuple[str, SlipSums]], threshold: float = THRESHOLD
+                 ) -> str | None:
+    """The sequential test over a player's whole history: after each gaming day they
+    played (the t-th), the twelve tests of all their hands so far, adjusted for twelve
+    tests and a false-alarm share alpha / (SPENDING t^2) of that look (the shares add up
+    to alpha over any number of days: an honest player crosses, ever, with probability at
+    most 1e-4). The first day the line is crossed, or None."""
+    totals = [0.0] * TESTS
+    var = [0.0] * TESTS
+    for t, (day, slip) in enumerate(sorted(days, key=lambda d: d[0]), start=1):
+        for k in range(TESTS):
+            totals[k] += slip.stats[k]
+            var[k] += slip.stat_var[k]
+        z = max(model_z(totals[k], var[k]) for k in range(TESTS))
+        if adjusted_score(z, TESTS * SPENDING * t * t) >= threshold:
+            return day
+    return None
+
+
+def adjusted_score(z_max: float, tests: float) -> float:
     """The largest of ``tests`` standard normal scores as one: Phi^-1(1 - p) for the
     union-bound p = tests (1 - Phi(z_max)), at least 0."""
     z = min(z_max, 37.0)  # erfc underflows past 38; a score that high is a flag anyway
@@ -165,10 +231,15 @@ def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = 
 
     A player's scores are tested over all their hands and over the hands of each dealer
     they sat with for at least ``DEALER_MIN_HANDS`` (a hole-carder who sees only when one
-    dealer deals); the score is the strongest, adjusted for how many were tested. The
+    dealer deals), each by the three value tests and the nine sign tests (``tests_of``);
+    the score is the strongest, adjusted for how many were tested (weighted Bonferroni:
+    half the rate to the tests over all hands, half to the dealers' groups). The
     pattern is the version strongest over the hands of that test; the evidence, that
     test's hands with the largest gain in the pattern's version for its variance."""
     out = []
+    days: dict[str, list[tuple[str, SlipSums]]] = {}
+    for (who, day), slip in tally.slips.items():
+        days.setdefault(who, []).append((day, slip))
     for player, sums in tally.players.items():
         every = sums.total()
         if every.n < min_hands:
@@ -177,15 +248,19 @@ def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = 
         if len(sums.dealers) > 1:
             groups += [(d, p) for d, p in sorted(sums.dealers.items())
                        if p.n >= DEALER_MIN_HANDS]
-        scored = [(max(_versions(p)), d, p) for d, p in groups]
-        z_max, only, best = max(scored, key=lambda t: (t[0], t[1] is None))
-        score = adjusted_score(z_max, VERSIONS * len(groups))
+        scored = [(*max(tests_of(p), key=lambda t: t[0]), d, p) for d, p in groups]
+        # weighted Bonferroni: half the false-alarm rate to the tests over all the
+        # player's hands, half shared by the dealers' groups (all of it when none)
+        weights = [TESTS * (2 if len(groups) > 1 else 1)] + [
+            TESTS * 2 * (len(groups) - 1)] * (len(groups) - 1)
+        score, _, version, street, only, best = max(
+            ((adjusted_score(t[0], w), *t) for t, w in zip(scored, weights, strict=True)),
+            key=lambda t: (t[0], t[1], t[4] is None))
         flagged = score >= threshold
-        z_both, z_a, z_b = _versions(best)
-        if z_both >= max(z_a, z_b):
-            version, pattern = 0, "hole-card-both"
-        else:
-            version, pattern = (1 if z_a >= z_b else 2), "hole-card-one"
+        if street is None:  # the value test: both cards when that version is the stronger
+            z_both, z_a, z_b = _versions(best)
+            version = 0 if z_both >= max(z_a, z_b) else (1 if z_a >= z_b else 2)
+        pattern = "hole-card-both" if version == 0 else "hole-card-one"
         overall = _versions(every)
         shares = [DealerShare(d, p.n, p.gain[version], model_z(p.gain[version], p.var[version]))
                   for d, p in sums.dealers.items()]
@@ -202,6 +277,10 @@ def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = 
             dealers=tuple(shares),
             gain=every.gain[version],
             only_with_dealer=only if flagged else None,
+            test="value" if street is None else f"sign {STREETS[street]}",
+            streets=_streets(best, version) if flagged else (),
+            z_sign=max(z for z, _, street in tests_of(every) if street is not None),
+            crossed_on=crossing_day(days.get(player, []), threshold),
         ))
     out.sort(key=lambda a: (-a.score, a.player))
     return out

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from events.protection.assess import (
     DEALER_MIN_HANDS,
@@ -41,7 +42,10 @@ from events.protection.scoring import Gains
 from events.protection.tally import VERSIONS, PairSums, Tally
 
 NAMES = ("both", "first", "second")
-CONTRAST = 2.0  # a flagged dealer "flashes" when the gain there beats elsewhere by this
+# a flagged dealer "flashes" when the gain there beats elsewhere by the contrast's one-sided
+# threshold at this family-wise rate over the dealers assessed (Bonferroni): with 24
+# dealers, 2.86
+CONTRAST_ALPHA = 0.05
 TOP_PLAYERS = 3  # the players named, most gain at the dealer's hands first
 
 
@@ -73,6 +77,12 @@ class DealerAlert:
                 "players": [{"player": p, "gain_antes": round(g, 2)} for p, g in self.players]}
 
 
+def contrast_threshold(dealers: int) -> float:
+    """The contrast a flagged dealer's gain must reach to be called his (``flashes``):
+    one-sided, ``CONTRAST_ALPHA`` over ``dealers`` dealers."""
+    return -NormalDist().inv_cdf(CONTRAST_ALPHA / max(dealers, 1))
+
+
 def _self_normalized(total: float, squares: float) -> float:
     return total / math.sqrt(squares) if squares > 0 else 0.0
 
@@ -101,6 +111,8 @@ def dealer_alerts(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = T
         for d, pair in player_sums.dealers.items():
             sat.setdefault(d, []).append((player, pair))
     out = []
+    assessed = sum(1 for sums in tally.dealers.values() if sums.hands.n >= min_hands)
+    contrast_line = contrast_threshold(assessed)
     for d, sums in sorted(tally.dealers.items()):
         hands = sums.hands
         if hands.n < min_hands:
@@ -132,7 +144,7 @@ def dealer_alerts(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = T
         flagged = score >= threshold
         pattern = None
         if flagged:
-            pattern = "flashes" if contrast >= CONTRAST else "hosts-hole-carders"
+            pattern = "flashes" if contrast >= contrast_line else "hosts-hole-carders"
         gains_there = sorted(((p, pair.gain[best_v]) for p, pair in sat[d]),
                              key=lambda kv: (-kv[1], kv[0]))
         out.append(DealerAlert(

@@ -179,16 +179,30 @@ class Adjustments:
 class HandFolder:
     """Feed decoded events in log order (other items are ignored); :meth:`seat_hands`."""
 
-    def __init__(self, adjustments: Adjustments | None = None) -> None:
+    def __init__(self, adjustments: Adjustments | None = None,
+                 ordinals: dict[str, int] | None = None,
+                 resumed: dict[tuple[str, str], int] | None = None) -> None:
         self._open: dict[str, _Hand] = {}
         self._rulesets: dict[str, str] = {}
-        self._ordinals: dict[str, int] = {}
+        # per table, the hands started so far; ``resumed``: the places of hands started
+        # before (a warehouse's hands still open at its last load, read again whole)
+        self.ordinals: dict[str, int] = {} if ordinals is None else ordinals
+        self._resumed = {} if resumed is None else resumed
         self._rows = _Rows()
         # given: every resolved dispute's adjustment, read before the events, so that
         # seat-hands may be taken as they end (the events' own are added too, once each);
         # else gathered from the events, for seat-hands taken at the end
         self.adjustments = Adjustments() if adjustments is None else adjustments
         self._ended: set[tuple[str, str]] = set()  # (table, hand) of hands ended or voided
+
+    @property
+    def ended(self) -> set[tuple[str, str]]:
+        """(table, hand) of the hands that ended or were voided."""
+        return self._ended
+
+    def open_hands(self) -> list[tuple[str, str, int]]:
+        """The hands started and not ended: (table, hand, place among the table's)."""
+        return [(h.table_id, h.hand_id, h.ordinal) for h in self._open.values()]
 
     @property
     def pending(self) -> int:
@@ -219,8 +233,10 @@ class HandFolder:
                 assert isinstance(ev, HandStarted)
                 if hand_id in self._open or (ev.table_id, hand_id) in self._ended:
                     continue  # a redelivered copy (or a reused id): the hand is under way
-                n = self._ordinals.get(ev.table_id, 0)
-                self._ordinals[ev.table_id] = n + 1
+                n = self._resumed.pop((ev.table_id, hand_id), None)
+                if n is None:
+                    n = self.ordinals.get(ev.table_id, 0)
+                    self.ordinals[ev.table_id] = n + 1
                 p = ev.payload
                 self._open[hand_id] = _Hand(sys.intern(ev.table_id), hand_id,
                                             sys.intern(p.dealer_id), ev.occurred_at, n,

@@ -42,6 +42,7 @@ import numpy.typing as npt
 from events.game.rulesets import RulesetError, load_ruleset
 from events.game.strategy import flop_raise_batch, preflop_raise_batch, river_raise_batch
 from events.game.theory import exact_base_edge, trips_theory
+from events.protection.draws import KeyedDraws
 from events.protection.hands import SeatHands
 from events.protection.scoring import CHUNK, COMPLETIONS, NULL_HOLDINGS, Gains, null_holdings
 from events.protection.tally import Tally, first_most
@@ -51,6 +52,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 HALF = Fraction(1, 2)
 SEED = 2222  # the decisions' cost's own Monte Carlo draws: the same events, the same slips
+COST_STREAM = 10  # their streams among a seat-hand's keyed draws (``draws``)
 
 
 @dataclass(frozen=True)
@@ -127,8 +129,8 @@ def basic_raises(sh: SeatHands) -> npt.NDArray[np.bool_]:
     return basic
 
 
-def basic_continuation_values(sh: SeatHands, decisions: IntArray, rng: np.random.Generator
-                              ) -> FloatArray:
+def basic_continuation_values(sh: SeatHands, decisions: IntArray,
+                              rng: np.random.Generator | KeyedDraws) -> FloatArray:
     """E[V(raise) - V(check, then basic strategy) | what the player had seen], in antes, for
     preflop and flop decisions: the protection statistic's own valuation (``values``:
     board completions, dealer holdings drawn from the cards the player's view leaves), with
@@ -144,18 +146,21 @@ def basic_continuation_values(sh: SeatHands, decisions: IntArray, rng: np.random
             hole, board = sh.hole[h], sh.board[h]
             chosen = sh.dec_multiple[dec]
             valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
-            comp = completions(rng, street, hole, board, COMPLETIONS[street])
+            draws = rng.rows(h) if isinstance(rng, KeyedDraws) else rng
+            comp = completions(draws, street, hole, board, COMPLETIONS[street],
+                               COST_STREAM + street)
             n, k = comp.ps.shape
             river = river_raise_batch(np.repeat(hole, k, axis=0), comp.board.reshape(-1, 5))
             comp = replace(comp, river_raise=river.reshape(n, k))
             seen = np.full(len(h), VISIBLE[street], dtype=np.int64)
-            held = null_holdings(rng, hole, board, seen, sh.dealer[h], NULL_HOLDINGS)[:, 1:]
+            held = null_holdings(draws, hole, board, seen, sh.dealer[h], NULL_HOLDINGS,
+                                 COST_STREAM + 2 + street)[:, 1:]
             out[part] = value_both(street, valued, comp, held).mean(axis=1)
     return out
 
 
-def decision_costs(sh: SeatHands, gains: Gains, rng: np.random.Generator | None = None
-                   ) -> FloatArray:
+def decision_costs(sh: SeatHands, gains: Gains,
+                   rng: np.random.Generator | KeyedDraws | None = None) -> FloatArray:
     """Per seat-hand, in cents: the expected value the player's decisions gave up against
     basic strategy, valued with the player's legal information. A check where basic
     strategy raises (or a raise where it checks) preflop or on the flop is valued afresh

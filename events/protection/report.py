@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from events.protection.assess import (
     MIN_HANDS,
     THRESHOLD,
@@ -18,6 +16,7 @@ from events.protection.assess import (
     assess_players,
     dealer_view,
     gains_of,
+    keyed_draws,
     player_keys,
 )
 from events.protection.dealers import DealerAlert, dealer_alerts
@@ -45,7 +44,8 @@ class ProtectionReport:
 def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
             threshold: float = THRESHOLD, seed: int = SEED, *,
             adjustments: Adjustments | None = None,
-            ratings: tuple[int, str] | None = None) -> ProtectionReport:
+            ratings: tuple[int, str] | None = None,
+            days: tuple[int, str] | None = None) -> ProtectionReport:
     """Assess every player of the decoded events (batches of events in log order).
 
     With ``adjustments`` (every resolved dispute's, read beforehand: :class:`Adjustments`)
@@ -53,45 +53,59 @@ def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
     hands end, so that memory is bounded by the slice; without, the events' own
     ``DisputeResolved`` are read (one may come long after its hand) and the seat-hands
     are scored at the end, slice by slice. ``ratings=(day_start_minutes, zone)`` adds the
-    rating slips. The draws go slice after slice: the same events, seed and slices give
-    the same report."""
+    rating slips; ``days=(day_start_minutes, zone)`` (implied by ``ratings``) the
+    gaming days, for the sequential test's crossing date. Each seat-hand's draws are its
+    own (seeded by its table, hand and seat), and the sums exact (``tally``): the same
+    events and seed give the same report, however they are sliced or ordered."""
     folder = HandFolder(adjustments)
-    scorer = _Scorer(np.random.default_rng(seed), ratings)
+    scorer = Scorer(seed, ratings, days=days)
     for batch in batches:
         folder.feed(batch)
         if adjustments is not None and folder.pending >= SLICE:
             scorer.add(folder.take())
     for sh in slices(folder.take(), SLICE):
         scorer.add(sh)
-    tally = scorer.tally
+    return report_of(scorer.tally, min_hands, threshold, ratings is not None)
+
+
+def report_of(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = THRESHOLD,
+              ratings: bool = False) -> ProtectionReport:
+    """The report of the seat-hands added up in ``tally`` (with the slips: ``ratings``)."""
     found = assess_players(tally, min_hands, threshold)
     return ProtectionReport(tally.hands, tally.seat_hands, found, dealer_view(found),
                             dealer_alerts(tally, min_hands, threshold),
-                            slips_of(tally) if ratings is not None else [])
+                            slips_of(tally) if ratings else [])
 
 
-class _Scorer:
-    """Each slice scored (its own draws after the slice before's), its players named (the
-    seat sessions carried on) and added to the tally."""
+class Scorer:
+    """Each slice scored (each seat-hand with its own draws, seeded by its table, hand and
+    seat: ``draws``), its players named (the seat sessions carried on) and added to the
+    tally. The warehouse keeps ``tally`` and ``sessions`` between loads."""
 
-    def __init__(self, rng: np.random.Generator, ratings: tuple[int, str] | None) -> None:
-        self.tally = Tally()
-        self.rng = rng
+    def __init__(self, seed: int, ratings: tuple[int, str] | None,
+                 tally: Tally | None = None, sessions: Sessions | None = None,
+                 days: tuple[int, str] | None = None) -> None:
+        self.tally = Tally() if tally is None else tally
+        self.seed = seed
         self.ratings = ratings
-        self.cost_rng = np.random.default_rng(RATINGS_SEED)
-        self.sessions: Sessions = {}
+        self.days = ratings if ratings is not None else days
+        self.sessions: Sessions = {} if sessions is None else sessions
 
-    def add(self, sh: SeatHands) -> None:
+    def add(self, sh: SeatHands) -> tuple[list[str], list[str] | None]:
+        """Score and add ``sh``; its seat-hands' players and (with ratings) gaming days."""
         if not len(sh):
-            return
-        gains = gains_of(sh, self.rng)
+            return [], None
+        gains = gains_of(sh, self.seed)
         keys = player_keys(sh, self.sessions)
-        if self.ratings is None:
+        if self.days is None:
             self.tally.add(sh, gains, keys)
-            return
-        day_start, zone = self.ratings
-        self.tally.add(sh, gains, keys, gaming_days(sh.started_ms, day_start, zone),
-                       decision_costs(sh, gains, self.cost_rng))
+            return keys, None
+        day_start, zone = self.days
+        days = gaming_days(sh.started_ms, day_start, zone)
+        costs = (None if self.ratings is None
+                 else decision_costs(sh, gains, keyed_draws(sh, RATINGS_SEED)))
+        self.tally.add(sh, gains, keys, days, costs)
+        return keys, days
 
 
 def slices(sh: SeatHands, size: int) -> Iterable[SeatHands]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import numpy.typing as npt
 
+from events.protection.draws import KeyedDraws
 from events.protection.values import (
     MAX_MULTIPLE,
     VISIBLE,
@@ -43,9 +44,11 @@ from events.protection.values import (
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 NULL_HOLDINGS = 9  # M: holdings drawn per seat-hand for the null moments
-COMPLETIONS = (20, 12, 1)  # K per street (the river's board is complete: exact)
+COMPLETIONS = (40, 12, 1)  # K per street (the river's board is complete: exact)
 HOLDINGS_CHUNK = 65_536  # seat-hands whose null holdings are drawn at once
 CHUNK = 384  # decisions per vectorized pass (bounds the (N, Q, K, 7) working set)
+HOLDINGS_STREAM = 1  # the keyed draws' streams: the null holdings, then one per street
+COMPLETIONS_STREAM = 2
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,40 @@ class Gains:
     # (N,) E[V(raise the street's largest multiple) - V(check) | O]: legal_value except
     # after a smaller raise (3x preflop), valued on the same draws
     legal_max: FloatArray
+    # the sign test of informative decisions, per seat-hand (H, 9), column street * 3 +
+    # version (both, first, second): [the decision was the right one with the hidden
+    # card(s) known] minus its chance under honest play, and that chance's variance
+    signs: FloatArray | None = None
+    sign_var: FloatArray | None = None
 
 
-def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, visible: IntArray,
-                  dealer: IntArray, m: int) -> IntArray:
+SIGN_TESTS = 9  # streets x versions
+
+
+def _right(f: FloatArray) -> FloatArray:
+    """1 where a decision's worth is positive (it was the right choice), 1/2 at a tie."""
+    out: FloatArray = (f > 0) + 0.5 * (f == 0)
+    return out
+
+
+def _sign_test(f_actual: FloatArray, f_null: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per decision: right(actual) - the share of null holdings where the same choice was
+    right (its expectation under honest play: given what the player saw, the actual
+    holding is one more draw like the nulls), and the variance of that difference,
+    estimated without bias from the m nulls: q(1 - q)(1 + 1/m), with E[q'(1 - q')] =
+    q(1 - q)(1 - 1/m). A decision every holding agrees on (q 0 or 1) weighs nothing: the
+    test is carried by the informative decisions."""
+    m = f_null.shape[1]
+    q = _right(f_null).mean(axis=1)
+    return _right(f_actual) - q, q * (1 - q) * (1 + 1 / m) / (1 - 1 / m)
+
+
+def null_holdings(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray,
+                  visible: IntArray, dealer: IntArray, m: int, stream: int = HOLDINGS_STREAM
+                  ) -> IntArray:
     """(H, m + 1, 2): the actual dealer cards, then m holdings drawn uniformly from the
-    cards each seat-hand's observation leaves."""
+    cards each seat-hand's observation leaves (with :class:`KeyedDraws`, from each
+    seat-hand's own key and ``stream``)."""
     out = np.empty((len(hole), m + 1, 2), dtype=np.int64)
     out[:, 0] = dealer
     for v in np.unique(visible).tolist():
@@ -88,17 +119,21 @@ def null_holdings(rng: np.random.Generator, hole: IntArray, board: IntArray, vis
         for lo in range(0, len(seat_hands), HOLDINGS_CHUNK):
             rows = seat_hands[lo:lo + HOLDINGS_CHUNK]
             pool = unseen_cards(np.concatenate([hole[rows], board[rows, :v]], axis=1))
-            keys = rng.random((len(rows), m, pool.shape[1]))
-            picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
+            if isinstance(rng, KeyedDraws):
+                picks = rng.rows(rows).distinct(stream, (m,), 2, pool.shape[1])
+            else:
+                keys = rng.random((len(rows), m, pool.shape[1]))
+                picks = np.argpartition(keys, 2, axis=2)[:, :, :2]
             out[rows, 1:] = pool[np.arange(len(rows))[:, None, None], picks]
     return out
 
 
-def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: IntArray,
+def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray, dealer: IntArray,
           decisions: Decisions, m: int = NULL_HOLDINGS,
           ks: tuple[int, int, int] = COMPLETIONS) -> Gains:
     """The gains of H seat-hands (hole (H, 2), board (H, 5) in deal order, dealer (H, 2))
-    from their decisions."""
+    from their decisions. ``rng``: one generator for all, or :class:`KeyedDraws` with a
+    key per seat-hand (the draws of each seat-hand its own: ``draws``)."""
     h = len(hole)
     visible = np.zeros(h, dtype=np.int64)
     if len(decisions.hand):
@@ -107,6 +142,8 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
     seen = np.concatenate([holdings[:, :1, 0], holdings[:, :1, 1], holdings[:, 1:, 0]], axis=1)
     t_both = np.zeros((h, m + 1))
     t_one = np.zeros((h, m + 2))
+    signs = np.zeros((h, SIGN_TESTS))
+    sign_var = np.zeros((h, SIGN_TESTS))
     legal = np.zeros(len(decisions.hand))
     legal_max = np.zeros(len(decisions.hand))
     for street in range(3):
@@ -117,11 +154,20 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
             chosen = decisions.multiple[part]
             valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
             sign = np.where(chosen > 0, 1.0, -1.0)
-            comp = completions(rng, street, hole[sh], board[sh], ks[street])
+            draws = rng.rows(sh) if isinstance(rng, KeyedDraws) else rng
+            comp = completions(draws, street, hole[sh], board[sh], ks[street],
+                               COMPLETIONS_STREAM + street)
             f_both = sign[:, None] * value_both(street, valued, comp, holdings[sh])
             f_one = sign[:, None] * value_one(street, valued, comp, seen[sh])
             np.add.at(t_both, sh, f_both)
             np.add.at(t_one, sh, f_one)
+            col = 3 * street
+            for v, (actual, null) in enumerate(((f_both[:, 0], f_both[:, 1:]),
+                                                (f_one[:, 0], f_one[:, 2:]),
+                                                (f_one[:, 1], f_one[:, 2:]))):
+                x, var = _sign_test(actual, null)
+                np.add.at(signs[:, col + v], sh, x)
+                np.add.at(sign_var[:, col + v], sh, var)
             legal[part] = sign * f_both[:, 1:].mean(axis=1)
             legal_max[part] = legal[part]
             smaller = np.flatnonzero(valued != MAX_MULTIPLE[street])
@@ -140,6 +186,8 @@ def score(rng: np.random.Generator, hole: IntArray, board: IntArray, dealer: Int
         var_one=null_one.var(axis=1, ddof=1) * inflate,
         legal_value=legal,
         legal_max=legal_max,
+        signs=signs,
+        sign_var=sign_var,
     )
 
 

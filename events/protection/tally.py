@@ -10,9 +10,12 @@ sums per player and dealer, per dealer and table, per player and gaming day, nev
 per seat-hand: its memory grows with the floor's players, dealers and days, not with its
 hands.
 
-A slice holds whole hands (the folder adds a hand's seat-hands when it ends), and the
-order of a seat-hand (its place in the whole, slice after slice) breaks ties between
-hands of equal strength as the rows' order did.
+A slice holds whole hands (the folder adds a hand's seat-hands when it ends). The sums are
+exact, whatever the order they are added in: each seat-hand's figures are rounded to a
+multiple of 2^-24 before they are added (a float sum of such numbers is exact while it
+stays under 2^29), and hands of equal strength are ranked by their ids. So the same
+seat-hands give the same sums in one slice or many, in any order (the warehouse adds
+each load's hands to the sums it keeps).
 """
 
 from __future__ import annotations
@@ -25,13 +28,20 @@ import numpy as np
 import numpy.typing as npt
 
 from events.protection.hands import SeatHands
-from events.protection.scoring import Gains
+from events.protection.scoring import SIGN_TESTS, Gains
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 VERSIONS = 3  # both dealer cards, the first, the second
 EVIDENCE_HANDS = 5  # hands kept per version as evidence
-Top = list[tuple[float, int, str]]  # (-strength, order, hand_id), strongest first
+Top = list[tuple[float, int, str]]  # (-strength, 0, hand_id), strongest first
+QUANTUM = 2.0 ** -24  # each seat-hand's figures are added as multiples of this: exact sums
+
+
+def exact(x: FloatArray) -> FloatArray:
+    """``x`` rounded to a multiple of ``QUANTUM`` (so that sums of them are exact)."""
+    out: FloatArray = np.round(x / QUANTUM) * QUANTUM
+    return out
 
 
 def _three() -> list[float]:
@@ -40,6 +50,10 @@ def _three() -> list[float]:
 
 def _tops() -> list[Top]:
     return [[], [], []]
+
+
+def _nine() -> list[float]:
+    return [0.0] * SIGN_TESTS
 
 
 def _merge(top: Top, more: Top) -> Top:
@@ -56,6 +70,9 @@ class PairSums:
     gain: list[float] = field(default_factory=_three)
     var: list[float] = field(default_factory=_three)
     top: list[Top] = field(default_factory=_tops)
+    # the sign tests of informative decisions (``scoring``), per street and version
+    sign: list[float] = field(default_factory=_nine)
+    sign_var: list[float] = field(default_factory=_nine)
 
 
 @dataclass
@@ -74,6 +91,9 @@ class PlayerSums:
                 out.gain[k] += p.gain[k]
                 out.var[k] += p.var[k]
                 out.top[k] = _merge(out.top[k], p.top[k])
+            for k in range(SIGN_TESTS):
+                out.sign[k] += p.sign[k]
+                out.sign_var[k] += p.sign_var[k]
         return out
 
 
@@ -112,6 +132,10 @@ class SlipSums:
     cost: float = 0.0
     tables: dict[str, list[int]] = field(default_factory=dict)  # [seat-hands, start, end]
     stakes: dict[str, list[int]] = field(default_factory=dict)  # ruleset: [antes, trips]
+    # the day's part of the player's tests (three value, nine sign: ``assess.tests_of``),
+    # sums and null variances: what the sequential test adds up day after day
+    stats: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
+    stat_var: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
 
 
 def first_most(counts: dict[str, int]) -> str:
@@ -127,18 +151,19 @@ def _codes(keys: Sequence[Hashable]) -> tuple[IntArray, list[Any]]:
     return codes, list(index)
 
 
-def _tops_of(group: IntArray, groups: int, key: FloatArray, order: IntArray,
-             names: list[str]) -> list[Top]:
-    """The ``EVIDENCE_HANDS`` rows of each group with the largest ``key`` (ties: lower order)."""
+def _tops_of(group: IntArray, groups: int, key: FloatArray, names: list[str]) -> list[Top]:
+    """The ``EVIDENCE_HANDS`` rows of each group with the largest ``key`` (ties: the
+    smaller hand id)."""
     out: list[Top] = [[] for _ in range(groups)]
     if not len(group):
         return out
-    rows = np.lexsort((order, -key, group))
+    rank = np.unique(np.asarray(names, dtype=object), return_inverse=True)[1].reshape(-1)
+    rows = np.lexsort((rank, -key, group))
     g = group[rows]
     start = np.searchsorted(g, g, side="left")
     keep = rows[np.arange(len(rows)) - start < EVIDENCE_HANDS]
     for i in keep.tolist():
-        out[int(group[i])].append((-float(key[i]), int(order[i]), names[i]))
+        out[int(group[i])].append((-float(key[i]), 0, names[i]))
     return out
 
 
@@ -168,26 +193,37 @@ class Tally:
         n = len(sh)
         if not n:
             return
-        order = self.seat_hands + np.arange(n, dtype=np.int64)
-        g = (gains.both, gains.one_a, gains.one_b)
-        v = (gains.var_both, gains.var_one, gains.var_one)
-        self._add_players(sh, g, v, players, order)
-        self._add_hands(sh, g, order)
-        if days is not None and costs is not None:
-            self._add_slips(sh, players, days, costs)
+        g = (exact(gains.both), exact(gains.one_a), exact(gains.one_b))
+        v = (exact(gains.var_both), exact(gains.var_one), exact(gains.var_one))
+        if gains.signs is None or gains.sign_var is None:
+            signs = sign_var = np.zeros((n, SIGN_TESTS))
+        else:
+            signs, sign_var = exact(gains.signs), exact(gains.sign_var)
+        self._add_players(sh, g, v, players, signs, sign_var)
+        self._add_hands(sh, g)
+        if days is not None:
+            stats = np.column_stack([*g, signs])
+            stat_var = np.column_stack([*v, sign_var])
+            self._add_slips(sh, players, days, exact(costs) if costs is not None
+                            else np.zeros(n), stats, stat_var)
         self.rulesets.update(sh.ruleset)
         self.seat_hands += n
 
     def _add_players(self, sh: SeatHands, g: tuple[FloatArray, ...],
-                     v: tuple[FloatArray, ...], players: list[str], order: IntArray) -> None:
+                     v: tuple[FloatArray, ...], players: list[str], signs: FloatArray,
+                     sign_var: FloatArray) -> None:
         n = len(sh)
         pair, pairs = _codes(list(zip(players, sh.dealer_id, strict=True)))
         m = len(pairs)
         counts = np.bincount(pair, minlength=m).tolist()
         gain = [np.bincount(pair, weights=g[k], minlength=m).tolist() for k in range(VERSIONS)]
         var = [np.bincount(pair, weights=v[k], minlength=m).tolist() for k in range(VERSIONS)]
-        tops = [_tops_of(pair, m, g[k] / np.sqrt(np.maximum(v[k], 1e-12)), order, sh.hand_id)
+        tops = [_tops_of(pair, m, g[k] / np.sqrt(np.maximum(v[k], 1e-12)), sh.hand_id)
                 for k in range(VERSIONS)]
+        sign = [np.bincount(pair, weights=signs[:, k], minlength=m).tolist()
+                for k in range(SIGN_TESTS)]
+        svar = [np.bincount(pair, weights=sign_var[:, k], minlength=m).tolist()
+                for k in range(SIGN_TESTS)]
         for j, (player, dealer) in enumerate(pairs):
             sums = self.players.setdefault(player, PlayerSums())
             p = sums.dealers.setdefault(dealer, PairSums())
@@ -196,6 +232,9 @@ class Tally:
                 p.gain[k] += gain[k][j]
                 p.var[k] += var[k][j]
                 p.top[k] = _merge(p.top[k], tops[k][j])
+            for k in range(SIGN_TESTS):
+                p.sign[k] += sign[k][j]
+                p.sign_var[k] += svar[k][j]
         decisions = np.bincount(sh.dec_hand, minlength=n).tolist()
         for player, table, seat, d in zip(players, sh.table_id, sh.seat.tolist(), decisions,
                                           strict=True):
@@ -204,11 +243,9 @@ class Tally:
             sums.seats.add(seat)
             sums.tables[table] = sums.tables.get(table, 0) + 1
 
-    def _add_hands(self, sh: SeatHands, g: tuple[FloatArray, ...], order: IntArray) -> None:
+    def _add_hands(self, sh: SeatHands, g: tuple[FloatArray, ...]) -> None:
         hand, keys = _codes(list(zip(sh.table_id, sh.hand_id, sh.dealer_id, strict=True)))
         h = len(keys)
-        first = np.full(h, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(first, hand, order)
         per_hand = [np.bincount(hand, weights=g[k], minlength=h).astype(np.float64)
                     for k in range(VERSIONS)]
         dealer, dealers = _codes([d for _, _, d in keys])
@@ -216,8 +253,7 @@ class Tally:
         table, tables = _codes([t for t, _, _ in keys])
         seat_hands = np.bincount(dealer[hand], minlength=len(dealers)).tolist()
         names = [hand_id for _, hand_id, _ in keys]
-        tops = [_tops_of(dealer, len(dealers), per_hand[k], first, names)
-                for k in range(VERSIONS)]
+        tops = [_tops_of(dealer, len(dealers), per_hand[k], names) for k in range(VERSIONS)]
         for j, d in enumerate(dealers):
             sums = self.dealers.setdefault(d, DealerSums())
             sums.seat_hands += seat_hands[j]
@@ -230,7 +266,7 @@ class Tally:
             m = len(targets)
             counts = np.bincount(codes, minlength=m).tolist()
             total = [np.bincount(codes, weights=x, minlength=m).tolist() for x in per_hand]
-            squares = [np.bincount(codes, weights=x * x, minlength=m).tolist()
+            squares = [np.bincount(codes, weights=exact(x * x), minlength=m).tolist()
                        for x in per_hand]
             for j, target in enumerate(targets):
                 target.n += counts[j]
@@ -240,7 +276,7 @@ class Tally:
         self.hands += h
 
     def _add_slips(self, sh: SeatHands, players: list[str], days: list[str],
-                   costs: FloatArray) -> None:
+                   costs: FloatArray, stats: FloatArray, stat_var: FloatArray) -> None:
         slip, keys = _codes(list(zip(players, days, strict=True)))
         m = len(keys)
         wager = sh.ante + sh.blind + sh.play + sh.trips
@@ -259,6 +295,12 @@ class Tally:
             s.result += ints[2][j]
             s.adjustment += ints[3][j]
             s.cost += cost[j]
+        for k in range(stats.shape[1]):
+            total = np.bincount(slip, weights=stats[:, k], minlength=m).tolist()
+            var = np.bincount(slip, weights=stat_var[:, k], minlength=m).tolist()
+            for j, s in enumerate(slips):
+                s.stats[k] += total[j]
+                s.stat_var[k] += var[j]
         at, spans = _codes(list(zip(slip.tolist(), sh.table_id, strict=True)))
         n_at = len(spans)
         start = np.full(n_at, np.iinfo(np.int64).max, dtype=np.int64)

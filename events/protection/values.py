@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from events.game.evaluation import category, evaluate5, evaluate7, evaluate_split
 from events.game.strategy import flop_raise_batch
+from events.protection.draws import KeyedDraws
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -92,10 +93,12 @@ def river_call(ps: IntArray, board: IntArray) -> BoolArray:
     return out
 
 
-def completions(rng: np.random.Generator, street: int, hole: IntArray, board: IntArray,
-                k: int) -> Completions:
+def completions(rng: np.random.Generator | KeyedDraws, street: int, hole: IntArray,
+                board: IntArray, k: int, stream: int = 0) -> Completions:
     """``k`` completions of each decision's board (``board`` holds at least the visible
-    cards in its first columns). On the river every unseen card is one ``extra``."""
+    cards in its first columns). On the river every unseen card is one ``extra``. With
+    :class:`KeyedDraws` (one key per decision) each decision's completions are drawn from
+    its own key and ``stream``."""
     n, vis = len(hole), VISIBLE[street]
     seen = np.concatenate([hole, board[:, :vis]], axis=1)
     pool = unseen_cards(seen)  # (N, U)
@@ -103,6 +106,8 @@ def completions(rng: np.random.Generator, street: int, hole: IntArray, board: In
     if t == 0:
         k = pool.shape[1]
         picks = np.arange(k)[None, :, None].repeat(n, axis=0)
+    elif isinstance(rng, KeyedDraws):
+        picks = rng.distinct(stream, (k,), t + 1, pool.shape[1])
     else:
         picks = distinct_picks(rng, (n, k), t + 1, pool.shape[1])
     cards = pool[np.arange(n)[:, None, None], picks]

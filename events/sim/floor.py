@@ -167,6 +167,7 @@ class Floor:
         the dealer cards a hole-carder sees (``both``, ``first``, or null), and the only
         dealer whose hands they see (null: every dealer's)."""
         from events.sim.players import PROFILES
+        from events.sim.styles import hole_card_styles
 
         rows = []
         for spec, sim in zip(self.specs, self.sims, strict=True):
@@ -174,8 +175,7 @@ class Floor:
                 continue
             for j, player in enumerate(sim.plan.players[: len(spec.roster)]):
                 name = PROFILES[player.profile]
-                sees = {"hole_card": "both", "hole_card_both": "both",
-                        "hole_card_one": "first"}.get(name)
+                sees = {"hole_card": "both", **hole_card_styles()}.get(name)
                 rows.append({"record": "player", "table_id": spec.table_id, "seat": j + 1,
                              "profile": name, "sees": sees, "hole_carder": sees is not None,
                              "only_with_dealer": spec.dealers[player.flasher]

@@ -31,7 +31,7 @@ from events.game.strategy import (
     preflop_raise_batch,
     river_raise_batch,
 )
-from events.sim.styles import FIRST_STYLE, STYLES, style_decisions
+from events.sim.styles import FIRST_STYLE, STYLES, hole_card_styles, style_decisions
 
 PROFILES = ("basic", "loose", "weak", "hole_card", *STYLES)
 BASIC, LOOSE, WEAK, HOLE_CARD = range(4)
@@ -113,9 +113,8 @@ def split_profile(entry: str) -> tuple[str, int]:
     name, _, dealer = entry.partition("@")
     if not dealer:
         return name, -1
-    if name not in ("hole_card_both", "hole_card_one") or not dealer.isdigit() \
-            or int(dealer) < 1:
-        raise ValueError(f"roster entry {entry!r}: only hole_card_both and hole_card_one take "
+    if name not in hole_card_styles() or not dealer.isdigit() or int(dealer) < 1:
+        raise ValueError(f"roster entry {entry!r}: only the hole_card_* styles take "
                          "@N, the table's Nth dealer (from 1)")
     return name, int(dealer) - 1
 
@@ -296,10 +295,12 @@ def decide(
     p_strength: IntArray,
     d_strength: IntArray,
     informed: BoolArray | None = None,
+    lost: BoolArray | None = None,
 ) -> Decisions:
     """Decisions of N cells: their profiles, hole cards (N, 2), the board (N, 5, deal
     order: flop first), the dealer's cards (N, 2) and the final strengths; ``informed``:
-    whether a hole-carder of ``sim_styles`` sees the cards this hand (default: yes)."""
+    whether a hole-carder of ``sim_styles`` sees the cards this hand (default: yes);
+    ``lost``: the cell's player lost the hand before at this seat (``sim_styles``' tilt)."""
     n = len(profile)
     u = rng.random((n, 7))
     act = np.full((n, 3), -1, dtype=np.int8)
@@ -364,6 +365,6 @@ def decide(
     if styled.size:
         seen = np.ones(styled.size, np.bool_) if informed is None else informed[styled]
         act[styled] = style_decisions(rng, profile[styled], seen, hole[styled], board[styled],
-                                      dealer[styled])
+                                      dealer[styled], None if lost is None else lost[styled])
         auto[styled] = False
     return Decisions(act, auto)

@@ -220,8 +220,14 @@ class TableSim:
         informed = None
         if shifts is not None:
             informed = (attrs[:, 6] < 0) | (shifts[cell_r] == attrs[:, 6])
+        # the hand before at the same seat, same player: did the dealer's cards beat theirs
+        # (shown at the table; a tilting player plays looser after it)
+        lost = np.zeros(n, dtype=np.bool_)
+        before = index[np.maximum(cell_r - 1, 0), cell_j]
+        same = (cell_r > 0) & (before >= 0) & (occ[np.maximum(cell_r - 1, 0), cell_j] == sess)
+        lost[same] = ps[before[same]] < ds[cell_r[same] - 1]
         dec = decide(rng, attrs[:, 3], attrs[:, 4], probs[:, 1], hole, comm[cell_r],
-                     dealer[cell_r], ps, ds[cell_r], informed)
+                     dealer[cell_r], ps, ds[cell_r], informed, lost)
 
         # voids: a malfunction after the deal, or after the preflop/flop/river decisions
         voided = rng.random(n_rows) < rates.void

@@ -15,8 +15,12 @@ player's standardized gain is about N(0, 1); a hole-carder's keeps growing
 ``decisions``, ``score``, ``flagged``, ``pattern``: ``hole-card-both``, ``hole-card-one``
 or null, ``evidence``: the strongest hands' ids, ``only_with_dealer``: the dealer whose hands
 alone carry the evidence (a dealer who flashes) or null, ``dealers``: the player's hands,
-hidden-card gain and score with each dealer). The text form ends with the dealers the
-flagged players' gains concentrate on, and the dealers flagged on their own statistic.
+hidden-card gain and score with each dealer, ``test``: the test that scored highest
+(``value`` or ``sign <street>``), ``streets``: the streets whose sign test of informative
+decisions reaches 2, ``z_sign``: the largest sign test, ``crossed_on``: the gaming day the
+sequential test over the player's history crossed the line, or null). The text form ends
+with the dealers the flagged players' gains concentrate on, and the dealers flagged on
+their own statistic.
 
 ``--dealers``: one line (object) per dealer with at least N hands: ``dealer_id``,
 ``tables``, ``hands``, ``score``, ``flagged`` (a dealer whose hands host hole-card play;
@@ -58,7 +62,8 @@ def register(sub: Any) -> None:
 
 
 def protect_source(source: str, min_hands: int | None = None,
-                   ratings: tuple[int, str] | None = None) -> Any:
+                   ratings: tuple[int, str] | None = None,
+                   days: tuple[int, str] | None = None) -> Any:
     """The ``ProtectionReport`` of everything in ``source`` (``ratings=(day_start_minutes,
     zone)``: with the rating slips). The source is read twice: first for the resolved
     disputes' adjustments, so that the seat-hands are scored a slice at a time as their
@@ -76,7 +81,7 @@ def protect_source(source: str, min_hands: int | None = None,
         if wanted:
             adjustments.feed(decode_records(wanted))
     return protect(decoded_batches(source), MIN_HANDS if min_hands is None else min_hands,
-                   adjustments=adjustments, ratings=ratings)
+                   adjustments=adjustments, ratings=ratings, days=days)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
         print("uth protect: --min-hands must be at least 1", file=sys.stderr)
         return 2
     try:
-        where = (day_start(), zone_name()) if getattr(args, "ratings", False) else (0, "UTC")
+        where = (day_start(), zone_name())
     except ValueError as exc:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
     try:
         ratings = where if getattr(args, "ratings", False) else None
-        report = protect_source(args.source, args.min_hands, ratings)
+        report = protect_source(args.source, args.min_hands, ratings, where)
     except (LogError, OSError) as exc:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ import duckdb
 from events.ledger.logs import read_seals
 from events.localtime import zone_name
 from events.logs import open_log
-from pipeline.players.transforms import BUILT_FROM
+from pipeline.players.transforms import BUILT_FROM, VERSION
 from pipeline.warehouse import (
     CURRENT_MARKS,
     META,
@@ -57,10 +57,9 @@ def _nothing_pending(con: duckdb.DuckDBPyConnection) -> bool:
         f"SELECT count(*) FROM pending.{name}" for name in PENDING)).fetchall()
     if any(n for (n,) in counts):
         return False
-    # the player tables keep no queue: they are current when built from every event
+    # the player tables' queue is ``pending.players``; their state must be of this version
     built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
-    events = con.execute("SELECT count(*) FROM events").fetchall()[0][0]
-    return bool(built) and built[0][0] == str(events)
+    return bool(built) and built[0][0] == VERSION
 
 
 def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> str | None:

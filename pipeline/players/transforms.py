@@ -1,12 +1,18 @@
 """``player_ratings``, ``player_alerts``, ``player_alert_dealers`` and ``dealer_alerts``
-rebuilt from the warehouse's events by ``events.protection`` (the same analysis as ``uth
-protect``).
+from the warehouse's events by ``events.protection`` (the same analysis as ``uth protect``).
 
-A player's score is a statistic over all their hands, so the tables are rebuilt whole (in
-memory bounded by a slice of seat-hands: the analysis keeps sums, ``events.protection.
-tally``); a load that brought no new events leaves them as they are (the event count they were built
-from is kept in ``meta``). Events a sequence conflict left out are not read, as the audit
-does not read them.
+A load scores only the hands it brought: the hands its new events touched wait in
+``pending.players``; those that ended are folded from their own events, scored (each
+seat-hand with its own draws, seeded by its table, hand and seat) and added to the sums
+the warehouse keeps in ``protection_sums`` (per player and dealer, per dealer and table,
+per table, per player and gaming day, and the seats' sessions: ``events.protection.
+state``). A hand still in play is kept in ``protection_hands`` with its place among its
+table's hands and read again, whole, by the next load. A resolved dispute of a hand scored
+before adjusts that hand's rating slip only (``protection_seat_hands`` says whose slip).
+The sums are exact, so the tables are the same whatever the load boundaries were, and the
+same as ``uth protect`` over the same events. The assessments are read from the sums: a
+load costs the hands it adds, plus the players' and dealers' sums. Events a sequence
+conflict left out are not read, as the audit does not read them.
 """
 
 from __future__ import annotations
@@ -21,40 +27,26 @@ import pyarrow as pa
 from pipeline.warehouse import CONFLICT_LOSERS, META
 
 if TYPE_CHECKING:
-    from events.protection.hands import Adjustments
+    from events.protection.hands import SeatHands
 
 BATCH = 20_000
 RATING_COLUMNS = ("player", "gaming_day", "table_id", "hands", "hours", "avg_ante",
                   "avg_wager", "handle", "theo_base", "theo_trips", "theo_win",
                   "decision_cost", "dispute_adjustment", "actual_win", "win_minus_theo",
                   "protection_score", "flagged")
-# versioned: a warehouse built before the theo's two parts and the disputes' adjustments
-# is rebuilt on its next load
+ALERT_COLUMNS = ("player", "table_id", "seats", "hands", "decisions", "score", "z_both",
+                 "z_one", "pattern", "gain_antes", "evidence", "top_dealer",
+                 "only_with_dealer", "test", "streets", "crossed_on")
+# the state's version: a warehouse built by another (or whose players step was cut short
+# by hand) has its player tables rebuilt from every event on its next load
 BUILT_FROM = "players_built_from_events_v2"
+VERSION = "sums-4"  # with the sign tests and the days' tests
 _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
     'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
     'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""
-
-
-def _batches(con: duckdb.DuckDBPyConnection) -> Iterator[list[Any]]:
-    # One table at a time, in the order ``ORDER BY table_id, seq`` gives the whole: sorted
-    # whole, the events' JSON was held at once (5 GB for a 200,000-hand floor), where
-    # now one table's is.
-    tables = [row[0] for row in con.execute(
-        "SELECT DISTINCT table_id FROM events ORDER BY table_id").fetchall()]
-    for table_id in tables:
-        yield from _decoded(con, "table_id IS NOT DISTINCT FROM ?", [table_id], "seq")
-
-
-def _adjustments(con: duckdb.DuckDBPyConnection) -> Adjustments:
-    """Every resolved dispute's adjustment, read before the events (one may come long
-    after its hand), so that the analysis can score the seat-hands as their hands end."""
-    from events.protection.hands import Adjustments
-
-    adjustments = Adjustments()
-    for events in _decoded(con, "type = 'DisputeResolved'", [], "table_id, seq"):
-        adjustments.feed(events)
-    return adjustments
+_WORK = "players_work"
+_IN_WORK = (f"EXISTS (SELECT 1 FROM {_WORK} w WHERE w.hand_id = events.hand_id "
+            "AND w.table_id IS NOT DISTINCT FROM events.table_id)")
 
 
 def _decoded(con: duckdb.DuckDBPyConnection, where: str, params: list[Any],
@@ -91,19 +83,189 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
         con.unregister("player_rows")
 
 
+
+def _reset(con: duckdb.DuckDBPyConnection) -> None:
+    """Forget the kept sums and queue every hand: the next step rebuilds from every event."""
+    for table in ("protection_sums", "protection_hands", "protection_seat_hands",
+                  "protection_disputes", "pending.players"):
+        con.execute(f"DELETE FROM {table}")
+    con.execute("""INSERT INTO pending.players SELECT DISTINCT table_id, hand_id FROM events
+        WHERE hand_id IS NOT NULL""")
+
+
+def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]]
+                   ) -> tuple[Any, list[Any], list[tuple[str, str, str]]]:
+    """The resolved disputes of the hands at work not applied yet: those of hands still to
+    score (as their adjustments), those of hands scored before (to adjust their slips),
+    and all of them as (table, hand, event id)."""
+    from events.contract.schemas import DisputeResolved
+    from events.protection.hands import Adjustments
+
+    fresh, late, ids = Adjustments(), [], []
+    for events in _decoded(con, f"""type = 'DisputeResolved' AND {_IN_WORK}
+            AND event_id NOT IN (SELECT event_id FROM protection_disputes)""", [],
+                           "table_id, seq"):
+        for ev in events:
+            if not isinstance(ev, DisputeResolved) or ev.hand_id is None:
+                continue
+            ids.append((ev.table_id, ev.hand_id, ev.event_id))
+            if (ev.table_id, ev.hand_id) in scored:
+                late.append(ev)
+            else:
+                fresh.add(ev)
+    return fresh, late, ids
+
+
+def _state(con: duckdb.DuckDBPyConnection) -> tuple[Any, Any, dict[str, int]]:
+    from events.protection.state import load
+
+    rows = con.execute("SELECT kind, key, value FROM protection_sums").fetchall()
+    tally, sessions = load((k, key, v) for k, key, v in rows if k != "ordinal")
+    ordinals = {key: int(v) for k, key, v in rows if k == "ordinal"}
+    return tally, sessions, ordinals
+
+
+def _save(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str]]) -> None:
+    if not rows:
+        return
+    con.register("sums_rows", pa.table({
+        "kind": pa.array([r[0] for r in rows], pa.string()),
+        "key": pa.array([r[1] for r in rows], pa.string()),
+        "value": pa.array([r[2] for r in rows], pa.string())}))
+    try:
+        con.execute("""DELETE FROM protection_sums s USING sums_rows r
+            WHERE s.kind = r.kind AND s.key = r.key""")
+        con.execute("INSERT INTO protection_sums SELECT kind, key, value FROM sums_rows")
+    finally:
+        con.unregister("sums_rows")
+
+
+class _Touched:
+    """The keys of the sums a load changed (only their rows are written back)."""
+
+    def __init__(self) -> None:
+        self.players: set[str] = set()
+        self.dealers: set[str] = set()
+        self.tables: set[str] = set()
+        self.slips: set[tuple[str, str]] = set()
+        self.seats: set[tuple[str, int]] = set()
+        self.seat_rows: list[list[Any]] = []
+
+    def add(self, sh: SeatHands, players: list[str], days: list[str]) -> None:
+        self.players.update(players)
+        self.dealers.update(sh.dealer_id)
+        self.tables.update(sh.table_id)
+        self.slips.update(zip(players, days, strict=True))
+        seats = sh.seat.tolist()
+        self.seats.update(zip(sh.table_id, seats, strict=True))
+        self.seat_rows += [list(r) for r in zip(sh.table_id, sh.hand_id, seats, players,
+                                                days, strict=True)]
+
+
+def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int
+                     ) -> tuple[Any, _Touched, int]:
+    """Fold, score and add up the hands at work that ended; keep those still in play.
+    The tally, the keys it changed, and the seat-hands scored."""
+    from events.contract.schemas import DisputeResolved
+    from events.localtime import zone_name
+    from events.protection.hands import HandFolder
+    from events.protection.report import SEED, SLICE, Scorer
+
+    scored = {(t, h) for t, h in con.execute(f"""SELECT p.table_id, p.hand_id
+        FROM protection_hands p JOIN {_WORK} w ON p.hand_id = w.hand_id
+            AND p.table_id IS NOT DISTINCT FROM w.table_id WHERE p.ended""").fetchall()}
+    resumed = {(t, h): int(n) for t, h, n in con.execute(
+        "SELECT table_id, hand_id, ordinal FROM protection_hands WHERE NOT ended").fetchall()}
+    tally, sessions, ordinals = _state(con)
+    fresh, late, dispute_ids = _late_disputes(con, scored)
+    folder = HandFolder(fresh, ordinals, resumed)
+    scorer = Scorer(SEED, (day_start_minutes, zone_name()), tally, sessions)
+    touched = _Touched()
+    seat_hands = 0
+
+    def add(sh: SeatHands) -> None:
+        nonlocal seat_hands
+        players, days = scorer.add(sh)
+        if days is not None:
+            touched.add(sh, players, days)
+        seat_hands += len(sh)
+
+    where = (f"(({_IN_WORK}) OR (type = 'TableOpened' AND table_id IN "
+             f"(SELECT table_id FROM {_WORK})))")
+    for events in _decoded(con, where, [], "table_id, seq"):
+        folder.feed(ev for ev in events
+                    if (getattr(ev, "table_id", None), getattr(ev, "hand_id", None))
+                    not in scored and type(ev) is not DisputeResolved)
+        if folder.pending >= SLICE:
+            add(folder.take())
+    add(folder.take())
+    _adjust_late(con, tally, late, touched)
+    ended = [[t, h, -1, True] for t, h in folder.ended]
+    still = [[t, h, n, False] for t, h, n in folder.open_hands()]
+    con.execute(f"""DELETE FROM protection_hands p USING {_WORK} w
+        WHERE p.hand_id = w.hand_id AND p.table_id IS NOT DISTINCT FROM w.table_id
+            AND NOT p.ended""")
+    _insert(con, "protection_hands", ended + still)
+    _insert(con, "protection_seat_hands", touched.seat_rows)
+    # a dispute of a hand still in play is read again with its hand
+    done = scored | folder.ended
+    _insert(con, "protection_disputes", [[i] for t, h, i in dispute_ids if (t, h) in done])
+    from events.protection.state import rows_of
+
+    rows = rows_of(tally, scorer.sessions, touched.players, touched.dealers, touched.tables,
+                   touched.slips, touched.seats)
+    rows += [("ordinal", t, str(n)) for t, n in folder.ordinals.items()]
+    _save(con, rows)
+    return tally, touched, seat_hands
+
+
+def _adjust_late(con: duckdb.DuckDBPyConnection, tally: Any, late: list[Any],
+                 touched: _Touched) -> None:
+    """A resolved dispute of a hand scored by an earlier load: the slip of that seat's
+    player and gaming day, only, takes the adjustment."""
+    for ev in late:
+        found = con.execute("""SELECT player, gaming_day FROM protection_seat_hands
+            WHERE table_id IS NOT DISTINCT FROM ? AND hand_id = ? AND seat = ?""",
+                            [ev.table_id, ev.hand_id, ev.payload.seat]).fetchall()
+        if not found:
+            continue
+        key = (str(found[0][0]), str(found[0][1]))
+        slip = tally.slips.get(key)
+        if slip is not None:
+            slip.adjustment += ev.payload.adjustment
+            touched.slips.add(key)
+
+
 def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
                    force: bool = False) -> dict[str, int]:
-    """Rebuild the player tables when the warehouse holds events they were not built
-    from; counts of rows written (empty when nothing changed)."""
-    from events.localtime import zone_name
-    from events.protection.report import protect
-
-    events = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
+    """Score the hands ended since the last load, add them to the kept sums and write the
+    player tables from the sums; counts of rows written and of seat-hands scored (empty
+    when nothing was waiting). ``force``, or a warehouse whose state is of another
+    version: rebuilt from every event."""
     built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
-    if not force and built and int(built[0][0]) == events:
+    if force or not built or built[0][0] != VERSION:
+        _reset(con)
+    elif not con.execute("SELECT count(*) FROM pending.players").fetchall()[0][0]:
         return {}
-    report = protect(_batches(con), adjustments=_adjustments(con),
-                     ratings=(day_start_minutes, zone_name()))
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE {_WORK} AS SELECT DISTINCT table_id, hand_id
+        FROM (SELECT table_id, hand_id FROM pending.players
+              UNION ALL SELECT table_id, hand_id FROM protection_hands WHERE NOT ended)""")
+    try:
+        tally, _, seat_hands = _score_new_hands(con, day_start_minutes)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {_WORK}")
+    con.execute("DELETE FROM pending.players")
+    counts = _write_tables(con, tally)
+    con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
+    con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, VERSION])
+    return {**counts, "seat_hands_scored": seat_hands}
+
+
+def _write_tables(con: duckdb.DuckDBPyConnection, tally: Any) -> dict[str, int]:
+    """The player tables, from the sums (as ``uth protect`` reports them)."""
+    from events.protection.report import report_of
+
+    report = report_of(tally, ratings=True)
     slips = report.slips
     scores = {a.player: (a.score, a.flagged) for a in report.assessments}
     con.execute("DELETE FROM player_ratings")
@@ -121,7 +283,8 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     _insert(con, "player_alerts", [
         [a.player, a.table_id, ",".join(map(str, a.seats)), a.hands, a.decisions, a.score,
          a.z_both, a.z_one, a.pattern, a.gain, json.dumps(list(a.evidence)),
-         a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer] for a in flagged])
+         a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer, a.test,
+         ",".join(a.streets), a.crossed_on] for a in flagged], ALERT_COLUMNS)
     con.execute("DELETE FROM player_alert_dealers")
     dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
                    for d in a.dealers]
@@ -133,7 +296,5 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
          d.pattern, d.gain, json.dumps(list(d.evidence)),
          json.dumps([{"player": p, "gain_antes": round(g, 2)} for p, g in d.players])]
         for d in dealers])
-    con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
-    con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, str(events)])
     return {"player_ratings": len(slips), "player_alerts": len(flagged),
             "player_alert_dealers": len(dealer_rows), "dealer_alerts": len(dealers)}

@@ -79,6 +79,8 @@ def test_protection_section(app, handmade_warehouse: Path) -> None:  # type: ign
     alerts, evidence, dealers = (d.value for d in at.dataframe[2:5])
     assert list(alerts["Player"]) == [HOLE_CARDER]
     assert list(alerts["Pattern"]) == ["hole-card-both"]
+    assert list(alerts["Streets"]) == ["flop,river"]
+    assert list(alerts["Crossed the line on"]) == ["2026-11-02"]
     assert list(alerts["Most with dealer"]) == ["D1"]
     assert list(alerts["Only with dealer"]) == ["D1"]
     assert list(evidence["Hand"]) == ["hand_audit?hand_id=H1", "hand_audit?hand_id=H2"]

@@ -53,7 +53,8 @@ CREATE TABLE player_ratings(player VARCHAR, gaming_day DATE, table_id VARCHAR, h
   dispute_adjustment BIGINT);
 CREATE TABLE player_alerts(player VARCHAR, table_id VARCHAR, seats VARCHAR, hands BIGINT,
   decisions BIGINT, score DOUBLE, z_both DOUBLE, z_one DOUBLE, pattern VARCHAR,
-  gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR);
+  gain_antes DOUBLE, evidence VARCHAR, top_dealer VARCHAR, only_with_dealer VARCHAR,
+  test VARCHAR, streets VARCHAR, crossed_on DATE);
 CREATE TABLE player_alert_dealers(player VARCHAR, dealer_id VARCHAR, hands BIGINT,
   gain_antes DOUBLE, z DOUBLE);
 CREATE TABLE dealer_alerts(dealer_id VARCHAR, tables VARCHAR, hands BIGINT,
@@ -178,7 +179,7 @@ RATINGS = [
      None, 1_000, 0),
 ]
 ALERTS = [(HOLE_CARDER, "T1", "2", 200, 350, 6.2, 6.2, 3.0, "hole-card-both", 95.5,
-           '["H1", "H2"]', "D1", "D1")]
+           '["H1", "H2"]', "D1", "D1", "sign river", "flop,river", "2026-11-02")]
 DEALER_ALERTS = [("D1", "T1", 150, 600, 5.1, 4.8, 2.0, 1.1, 3.9, "flashes", 80.0,
                   '["H1", "H2"]', json.dumps([{"player": HOLE_CARDER, "gain_antes": 80.0}]))]
 ALERT_DEALERS = [(HOLE_CARDER, "D1", 150, 80.0, 6.0), (HOLE_CARDER, "D2", 50, 15.5, 2.1)]
@@ -230,7 +231,7 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany("INSERT INTO player_ratings VALUES (" + ",".join("?" * 18) + ")", [
         (*r[:11], None if r[8] is None or r[9] is None else r[10] - r[8] - r[9], r[11], r[12],
          "USD", *r[13:]) for r in RATINGS])
-    con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 13) + ")", ALERTS)
+    con.executemany("INSERT INTO player_alerts VALUES (" + ",".join("?" * 16) + ")", ALERTS)
     con.executemany("INSERT INTO player_alert_dealers VALUES (?,?,?,?,?)", ALERT_DEALERS)
     con.executemany("INSERT INTO dealer_alerts VALUES (" + ",".join("?" * 13) + ")",
                     DEALER_ALERTS)

@@ -15,7 +15,8 @@ from events.sim.simulation import SimConfig, simulate
 TARGET_ROSTER = (("basic",) * 10 + ("loose",) * 5 + ("weak",) * 5 + ("always_raise",) * 4
                  + ("never_raise",) * 4 + ("random",) * 8
                  + ("hole_card_both",) * 2 + ("hole_card_one",) * 2)
-HONEST = ("basic", "loose", "weak", "always_raise", "never_raise", "random")
+HONEST = ("basic", "loose", "weak", "always_raise", "never_raise", "random", "paired_board",
+          "draws", "any_ace", "suited", "tilt")
 
 
 def write_floor(path: Path, tables: int, hands: int, roster: tuple[str, ...], seed: int,
@@ -47,7 +48,6 @@ def target_report(target_floor: tuple[Path, list[dict[str, Any]]]) -> Any:
 def scored(source: Path) -> tuple[Any, Any, list[str]]:
     """The seat-hands of a floor, their gains and players, as the analysis scores a floor
     of one slice (``protect`` keeps only their sums): for the tests that look at them."""
-    import numpy as np
 
     from events.contract.codec import Rejection, decode_many
     from events.protection.assess import gains_of, player_keys
@@ -58,5 +58,5 @@ def scored(source: Path) -> tuple[Any, Any, list[str]]:
     folder.feed([e for e in decode_many(source.read_bytes().splitlines())
                  if not isinstance(e, Rejection)])
     sh = folder.take()
-    assert len(sh) <= SLICE  # one slice: the draws are the report's
-    return sh, gains_of(sh, np.random.default_rng(SEED)), player_keys(sh)
+    assert len(sh) <= SLICE  # one slice
+    return sh, gains_of(sh, SEED), player_keys(sh)

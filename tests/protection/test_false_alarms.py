@@ -1,7 +1,9 @@
-"""The false-alarm rate, measured on honest floors of 1,000 player-sessions: every honest
-style (basic strategy to reckless) seated for 60 hands. The scores are about N(0, 1) (mean,
-spread and the share above 2 as the normal law says), and none reaches the threshold,
-whose stated rate is at most 3 (1 - Phi(4)) ~ 1e-4 per player (docs/game-protection.md)."""
+"""The false-alarm rate, measured on honest floors of 2,000 player-sessions: every honest
+style (basic strategy to reckless, and the styles that lean on what they see: a paired
+board, draws, any ace, suited cards, tilting after losses) seated for 60 hands. The
+scores are about N(0, 1) (mean, spread and the share above 2 as the normal law says), and
+none reaches the threshold, whose stated rate is at most 1e-4 per player
+(docs/game-protection.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from events.protection.assess import THRESHOLD, false_alarm_bound
 from pipeline.commands.protect import protect_source
 from tests.protection.conftest import HONEST, write_floor
 
-TABLES, SEATS, HANDS = 200, 5, 60
+TABLES, SEATS, HANDS = 400, 5, 60
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +25,7 @@ def honest_report(tmp_path_factory: pytest.TempPathFactory) -> object:
     roster = tuple(HONEST[i % len(HONEST)] for i in range(TABLES * SEATS))
     sink, players = write_floor(tmp_path_factory.mktemp("honest"), TABLES, HANDS, roster,
                                 seed=7)
-    assert len(players) == 1000 and not any(p["hole_carder"] for p in players)
+    assert len(players) == 2000 and not any(p["hole_carder"] for p in players)
     return protect_source(str(sink), min_hands=HANDS)
 
 
@@ -33,6 +35,11 @@ def test_no_honest_player_flagged(honest_report: object) -> None:
     assert not [a for a in found if a.flagged]
     assert max(a.score for a in found) < THRESHOLD
     assert false_alarm_bound() == pytest.approx(1e-4)
+    # the sign tests of informative decisions (the largest of nine per player): each about
+    # N(0, 1), so the share of players with one above 3 at most about 9 x 0.135%
+    signs = np.array([a.z_sign for a in found])
+    assert (signs > 3).mean() < 0.03
+    assert not [a.player for a in found if a.crossed_on]  # nor the sequential test
 
 
 @pytest.mark.parametrize("version", ["z_both", "z_one"])

@@ -117,7 +117,7 @@ def test_a_bad_roster_is_refused(tmp_path: Path, capsys: Any) -> None:
     sink = str(tmp_path / "x.jsonl")
     for roster, says in (("basic*x", "is not profile*count"),
                          ("wizard", "unknown player profile 'wizard'"),
-                         ("basic@1", "only hole_card_both and hole_card_one take @N"),
+                         ("basic@1", "only the hole_card_* styles take @N"),
                          ("basic*8", "seats more players at T01 than its 7 seats")):
         assert main(["simulate", "--tables", "1", "--hands", "5", "--ruleset",
                      "charlevoix-2011", "--roster", roster, "--sink", sink, "--quiet"]) == 2

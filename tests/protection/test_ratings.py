@@ -293,9 +293,10 @@ def test_the_decisions_cost_adds_up_to_the_ev_gap_to_basic_strategy(tmp_path: Pa
         seat = int(s.player.split("/seat-")[1].split("/")[0])
         by_style.setdefault(profile[(s.table_id, seat)], []).append(s)
     sh, gains, _ = scored(sink)
-    from events.protection.ratings import decision_costs
+    from events.protection.assess import keyed_draws
+    from events.protection.ratings import SEED, decision_costs
 
-    per_hand = decision_costs(sh, gains, np.random.default_rng(2222)) / sh.ante
+    per_hand = decision_costs(sh, gains, keyed_draws(sh, SEED)) / sh.ante
     style = np.array([profile[(t, int(seat))] for t, seat in zip(sh.table_id, sh.seat,
                                                                    strict=True)])
     for name, exact, exact_se in (("never_raise", 2 - 0.0243, 0.001),
