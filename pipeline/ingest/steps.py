@@ -68,10 +68,13 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             cursor = stored_cursor(con, name)
             view = IngestAudit.load(con) if audit_hands else None
+        # the log's end as it is now: a load reads up to it and ends, however fast the
+        # tables keep writing (what they write meanwhile is the next load's)
+        until = event_log.end()
         started = time.perf_counter()
         with bulk_work():
-            _load_batches(event_log, warehouse, name, cursor, batch_size, day_start_minutes,
-                          stats, started, view)
+            _load_batches(event_log, warehouse, name, cursor, until, batch_size,
+                          day_start_minutes, stats, started, view)
     finally:
         if isinstance(source, str):
             event_log.close()
@@ -79,14 +82,15 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
 
 
 def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor: Cursor,
-                  batch_size: int, day_start_minutes: int, stats: BatchStats,
+                  until: Cursor, batch_size: int, day_start_minutes: int, stats: BatchStats,
                   started: float, view: IngestAudit | None) -> None:
     """Decode (and audit the hands it holds whole) the next batch in a helper thread
     while this one writes the last (DuckDB releases the interpreter while it inserts and
     commits, so on two cores the two overlap). The log itself is read only by this thread
     (a SQLite connection or a Kafka consumer belongs to one), and batches are decoded, and
     written with the cursor after them, in order."""
-    batches = (r for r in event_log.read(dict(cursor) or None, max_batch=batch_size) if r)
+    batches = (r for r in event_log.read_until(dict(cursor) or None, until,
+                                               max_batch=batch_size) if r)
 
     def decode(records: list[Record], positions: list[str]) -> Decoded:
         batch = decode_records(records, event_log.where, positions)

@@ -1,0 +1,100 @@
+"""A load from a log the tables are still writing reads up to the log's end as it was when
+the load began, loads that and ends (issue 31); the next load takes what came meanwhile,
+and every event arrives once."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from events.logs import open_log
+from events.sim.simulation import SimConfig, simulate
+from pipeline.ingest.steps import load_events
+from pipeline.warehouse import parse_cursor, query
+
+FIRST = 1500  # records in the log before the load starts
+
+
+def _floor(tmp_path: Path) -> list[bytes]:
+    path = tmp_path / "floor.jsonl"
+    simulate(SimConfig(tables=4, hands=200, seed=31), str(path))
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def _key(line: bytes) -> str:
+    return str(json.loads(line)["table_id"])
+
+
+class _Writer(threading.Thread):
+    """Appends a few records every tenth of a second, as dealing tables do, until told to
+    stop (or out of records)."""
+
+    def __init__(self, url: str, lines: list[bytes]) -> None:
+        super().__init__(daemon=True)
+        self.url, self.lines = url, lines
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            with open_log(self.url) as log:
+                for i in range(0, len(self.lines), 10):
+                    if self.done.wait(0.1):
+                        return
+                    log.append([(_key(x), x) for x in self.lines[i:i + 10]])
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+
+
+def _bounded_load_while_writing(url: str, lines: list[bytes], wh: Path) -> None:
+    with open_log(url) as log:
+        log.append([(_key(x), x) for x in lines[:FIRST]])
+    writer = _Writer(url, lines[FIRST:])
+    writer.start()
+    try:
+        with open_log(url) as log:
+            before = log.end()
+        load_events(url, wh, batch_size=500)
+        # the load ended while the tables still wrote (unbounded, it followed them)
+        assert writer.is_alive() and writer.error is None
+        with open_log(url) as log:
+            after = log.end()
+        stored = parse_cursor(query(wh, "SELECT position FROM load_positions")[0][0])
+        assert all(stored.get(p, 0) >= o for p, o in before.items())
+        assert all(stored.get(p, 0) <= after.get(p, 0) for p in stored)
+    finally:
+        writer.done.set()
+        writer.join(30)
+    assert writer.error is None
+    load_events(url, wh, batch_size=500)  # what was written meanwhile, once
+    with open_log(url) as log:
+        logged = {json.loads(r.value)["event_id"] for batch in log.read() for r in batch}
+    assert len(logged) > FIRST
+    stored = query(wh, "SELECT event_id FROM events")
+    assert len(stored) == len(logged) and {r[0] for r in stored} == logged
+
+
+@pytest.mark.kafka
+def test_a_kafka_load_ends_while_tables_write(kafka_url: str, tmp_path: Path) -> None:
+    _bounded_load_while_writing(f"{kafka_url}?partitions=3", _floor(tmp_path),
+                                tmp_path / "w.duckdb")
+
+
+def test_a_sqlite_load_ends_while_tables_write(tmp_path: Path) -> None:
+    _bounded_load_while_writing(f"sqlite:///{tmp_path / 'log.db'}", _floor(tmp_path),
+                                tmp_path / "w.duckdb")
+
+
+def test_read_until_stops_at_the_bound(tmp_path: Path) -> None:
+    lines = _floor(tmp_path)[:300]
+    path = tmp_path / "part.jsonl"
+    path.write_bytes(b"".join(lines[:200]))
+    log = open_log(str(path), growing=True)
+    until = log.end()
+    with open(path, "ab") as f:
+        f.write(b"".join(lines[200:]))
+    got = [r for batch in log.read_until({0: 50}, until, max_batch=64) for r in batch]
+    assert [r.offset for r in got] == list(range(50, 201))
