@@ -12,7 +12,7 @@ from typing import Any
 
 import dagster as dg
 
-from events.logs import LogError
+from events.logs import LogError, source_key
 from pipeline.analytics.assets import full_rebuild_config
 from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import WarehouseBusy, cursor_text, parse_cursor, parse_day_start, reading
@@ -41,7 +41,7 @@ def make_sensor(job: Any) -> dg.SensorDefinition:
         try:
             with source.open() as log:
                 end = log.end()
-                name = log.describe()
+                name = source_key(log.describe())
         except LogError as exc:
             return dg.SkipReason(f"the event log cannot be read: {exc}")
         try:

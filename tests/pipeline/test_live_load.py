@@ -45,7 +45,7 @@ class _Writer(threading.Thread):
                     if self.done.wait(0.1):
                         return
                     log.append([(_key(x), x) for x in self.lines[i:i + 10]])
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
+        except BaseException as exc:
             self.error = exc
 
 
@@ -98,3 +98,37 @@ def test_read_until_stops_at_the_bound(tmp_path: Path) -> None:
         f.write(b"".join(lines[200:]))
     got = [r for batch in log.read_until({0: 50}, until, max_batch=64) for r in batch]
     assert [r.offset for r in got] == list(range(50, 201))
+
+
+def test_one_source_one_position(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sqlite:///rel/path`` and its absolute form are one log: the second load reads
+    nothing again, and a position an older load stored under the other spelling counts."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    lines = _floor(tmp_path)[:400]
+    with open_log("sqlite:///data/events.db") as log:
+        log.append([(_key(x), x) for x in lines[:300]])
+    wh = tmp_path / "w.duckdb"
+    first = load_events("sqlite:///data/events.db", wh)
+    assert first.records == 300
+    again = load_events(f"sqlite:///{tmp_path / 'data' / 'events.db'}", wh)
+    assert again.records == 0
+    assert query(wh, "SELECT count(*) FROM load_positions") == [(1,)]
+    # as an older version stored it: under the URL as written
+    from pipeline.warehouse import writing
+
+    with writing(wh) as con:
+        con.execute("UPDATE load_positions SET source = 'sqlite:///data/events.db'")
+    with open_log("sqlite:///data/events.db") as log:
+        log.append([(_key(x), x) for x in lines[300:]])
+    third = load_events(f"sqlite:///{tmp_path / 'data' / 'events.db'}", wh)
+    assert third.records == 100 and third.duplicates == 0
+    assert query(wh, "SELECT count(*) FROM load_positions") == [(1,)]
+
+
+def test_source_keys() -> None:
+    from events.logs import source_key
+
+    assert source_key("kafka://h1") == source_key("kafka://H1:9092/uth.table-events")
+    assert source_key("kafka://a:1,b:2/t?partitions=3") == "kafka://a:1,b:2/t"
+    assert source_key("sqlite:////abs/x.db") == "sqlite:////abs/x.db"
