@@ -132,3 +132,46 @@ def test_source_keys() -> None:
     assert source_key("kafka://h1") == source_key("kafka://H1:9092/uth.table-events")
     assert source_key("kafka://a:1,b:2/t?partitions=3") == "kafka://a:1,b:2/t"
     assert source_key("sqlite:////abs/x.db") == "sqlite:////abs/x.db"
+
+
+def test_load_follow_keeps_up_and_stops_cleanly(tmp_path: Path) -> None:
+    """``uth load --follow``: the events written while it runs are loaded by its next
+    loads, each followed by a freshness line; SIGTERM ends it with status 0, no traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    lines = _floor(tmp_path)[:600]
+    url = f"sqlite:///{tmp_path / 'log.db'}"
+    with open_log(url) as log:
+        log.append([(_key(x), x) for x in lines[:300]])
+    wh = tmp_path / "w.duckdb"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UTH_")}
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "load", "--source", url,
+                             "--warehouse", str(wh), "--follow", "--interval", "0.5"],
+                            cwd=Path(__file__).resolve().parents[2], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("uth load --follow: ")
+        first = proc.stdout.readline()
+        assert first.startswith("newest event ") and "behind the log" in first
+        with open_log(url) as log:
+            log.append([(_key(x), x) for x in lines[300:]])
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert line.startswith("newest event "), line
+            if "behind the log 0 records" in line and \
+                    query(wh, "SELECT count(*) FROM events") == [(600,)]:
+                break
+        assert query(wh, "SELECT count(*) FROM events") == [(600,)]
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "stopped after" in out
