@@ -60,11 +60,11 @@ def _bounded_load_while_writing(url: str, lines: list[bytes], wh: Path) -> None:
         load_events(url, wh, batch_size=500)
         # the load ended while the tables still wrote (unbounded, it followed them)
         assert writer.is_alive() and writer.error is None
-        with open_log(url) as log:
-            after = log.end()
         stored = parse_cursor(query(wh, "SELECT position FROM load_positions")[0][0])
-        assert all(stored.get(p, 0) >= o for p, o in before.items())
-        assert all(stored.get(p, 0) <= after.get(p, 0) for p in stored)
+        assert all(stored.get(p, 0) >= o for p, o in before.items()), (stored, before)
+        # (not compared with the log's end now: Tansu reports a partition's end as its
+        # last batch's first offset plus one, short of what the load may have read)
+        assert sum(stored.values()) < len(lines)  # the rest, written since, is not read
     finally:
         writer.done.set()
         writer.join(30)
