@@ -54,3 +54,16 @@ def newest_findings(con: duckdb.DuckDBPyConnection, zone: str,
                coalesce(h.currency, '') AS currency
         FROM audit_findings f LEFT JOIN hands h USING (hand_id)
         ORDER BY f.occurred_at DESC NULLS LAST, f.finding_id LIMIT ?""", [int(limit)]).df()
+
+
+def freshness(con: duckdb.DuckDBPyConnection) -> tuple[datetime | None, datetime | None]:
+    """How current the warehouse is: the newest loaded event's time and the last load's
+    (both UTC, as stored; None when the warehouse has neither)."""
+    names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                       "WHERE table_schema = 'main'").fetchall()}
+    newest = last = None
+    if "events" in names:
+        newest = con.execute("SELECT max(occurred_at) FROM events").fetchall()[0][0]
+    if "load_positions" in names:
+        last = con.execute("SELECT max(updated_at) FROM load_positions").fetchall()[0][0]
+    return newest, last

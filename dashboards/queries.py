@@ -41,6 +41,7 @@ disputes = dispute_queries.disputes
 dispute_totals = dispute_queries.dispute_totals
 HOLD_GROUPS = hold_queries.HOLD_GROUPS
 floor_clock = live_queries.floor_clock
+freshness = live_queries.freshness
 live_tables = live_queries.live_tables
 newest_findings = live_queries.newest_findings
 PitsError = hold_queries.PitsError

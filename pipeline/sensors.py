@@ -2,8 +2,10 @@
 
 The sensor compares the log's end with the position stored in ``load_positions`` (read-only,
 with the usual brief retry; a load holding the warehouse just means "try next tick") and
-asks for one run per new end of the log (the run key), so a slow load is not stacked with
-duplicates of itself.
+asks for one run per new end of the log (the run key). It asks for none while a
+``load_warehouse`` run is queued or running: the loads never pile up, and the next tick
+after a run ends asks for one load of all that came meanwhile (a load reads up to the
+log's end as it was when it began, so each run ends).
 """
 
 
@@ -12,7 +14,7 @@ from typing import Any
 
 import dagster as dg
 
-from events.logs import LogError
+from events.logs import LogError, source_key
 from pipeline.analytics.assets import full_rebuild_config
 from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import WarehouseBusy, cursor_text, parse_cursor, parse_day_start, reading
@@ -31,6 +33,22 @@ def stored_position(warehouse: Warehouse, source: str) -> dict[int, int]:
     return parse_cursor(rows[0][0]) if rows else {}
 
 
+IN_FLIGHT = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED,
+             dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED,
+             dg.DagsterRunStatus.CANCELING]
+
+
+def loads_in_flight(context: dg.SensorEvaluationContext) -> list[str]:
+    """The ids of the ``load_warehouse`` runs queued or running now (none known without
+    an instance, as in a test's bare context)."""
+    try:
+        instance = context.instance
+    except dg.DagsterInvariantViolationError:
+        return []
+    runs = instance.get_runs(dg.RunsFilter(job_name=LOAD_JOB, statuses=IN_FLIGHT), limit=5)
+    return [run.run_id for run in runs]
+
+
 def make_sensor(job: Any) -> dg.SensorDefinition:
     @dg.sensor(job=job, name="new_events_sensor", minimum_interval_seconds=30,
                default_status=dg.DefaultSensorStatus.RUNNING,
@@ -38,10 +56,14 @@ def make_sensor(job: Any) -> dg.SensorDefinition:
                            "has not loaded yet.")
     def new_events_sensor(context: dg.SensorEvaluationContext, source: EventSource,
                           warehouse: Warehouse) -> dg.SensorResult | dg.SkipReason:
+        running = loads_in_flight(context)
+        if running:
+            return dg.SkipReason(f"a load is queued or running (run {running[0][:8]}); the "
+                                 "next starts after it, with all that came meanwhile")
         try:
             with source.open() as log:
                 end = log.end()
-                name = log.describe()
+                name = source_key(log.describe())
         except LogError as exc:
             return dg.SkipReason(f"the event log cannot be read: {exc}")
         try:

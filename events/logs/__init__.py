@@ -21,9 +21,9 @@ from events.logs.base import (
     advance,
     advance_all,
 )
-from events.logs.url import open_log
+from events.logs.url import open_log, source_key
 
 __all__ = [
     "AppendResult", "Checkpoint", "Cursor", "EventLog", "LogError", "LogUnavailable",
-    "LogWriteError", "Record", "advance", "advance_all", "open_log",
+    "LogWriteError", "Record", "advance", "advance_all", "open_log", "source_key",
 ]

@@ -103,6 +103,11 @@ def advance_all(cursor: Cursor, records: Sequence[Record]) -> Cursor:
     return cursor
 
 
+def reached(cursor: Cursor, until: Cursor) -> bool:
+    """True when ``cursor`` is at or past ``until`` in every partition ``until`` names."""
+    return all(cursor.get(p, 0) >= offset for p, offset in until.items())
+
+
 _PARTITION = attrgetter("partition")
 _OFFSET = attrgetter("offset")
 
@@ -140,6 +145,24 @@ class EventLog(ABC):
         partition. Without ``follow`` it ends at the end of the log; with ``follow`` it
         waits for more and yields an empty batch whenever it is idle, so the caller can
         commit and check its own shutdown flag; ``stop()`` true ends it."""
+
+    def read_until(
+        self, start: Cursor | None, until: Cursor, *, max_batch: int = 2000,
+    ) -> Iterator[list[Record]]:
+        """The records of :meth:`read` from ``start`` up to (not including) ``until``,
+        a cursor taken earlier with :meth:`end`: a bounded read of a log that others keep
+        writing, which ends however fast they write. A partition ``until`` does not name
+        is not read."""
+        cursor = dict(start or {})
+        if reached(cursor, until):
+            return
+        for batch in self.read(start, max_batch=max_batch):
+            kept = [r for r in batch if r.offset < until.get(r.partition, 0)]
+            if kept:
+                advance_all(cursor, kept)
+                yield kept
+            if len(kept) < len(batch) or reached(cursor, until):
+                return
 
     @abstractmethod
     def committed(self, consumer: str) -> Checkpoint | None:

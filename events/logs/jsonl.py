@@ -149,6 +149,14 @@ class JsonlLog(EventLog):
                                                max_batch=max_batch):
             yield _records(number, lines)
 
+    def read_until(
+        self, start: Cursor | None, until: Cursor, *, max_batch: int = 2000,
+    ) -> Iterator[list[Record]]:
+        if self.path is None:  # standard input has no end to take beforehand
+            yield from self.read(start, max_batch=max_batch)
+            return
+        yield from super().read_until(start, until, max_batch=max_batch)
+
     def line_batches(
         self, start: Cursor | None = None, *, follow: bool = False, stop: StopFlag = never,
         max_batch: int = 2000,

@@ -286,8 +286,17 @@ class KafkaLog(EventLog):
         yield from self._read_topic(self.target.topic, start, follow=follow, stop=stop,
                                     max_batch=max_batch)
 
+    def read_until(
+        self, start: Cursor | None, until: Cursor, *, max_batch: int = 2000,
+    ) -> Iterator[list[Record]]:
+        """Bounded by the consumer's positions: a partition is done when its position
+        reaches ``until`` (so one that got nothing new ends the read too)."""
+        yield from self._read_topic(self.target.topic, start, follow=False, stop=never,
+                                    max_batch=max_batch, until=until)
+
     def _read_topic(
         self, topic: str, start: Cursor | None, *, follow: bool, stop: StopFlag, max_batch: int,
+        until: Cursor | None = None,
     ) -> Iterator[list[Record]]:
         self.ensure_topic(topic)
         consumer = self._consumer(None, max_poll_records=max_batch)
@@ -299,9 +308,49 @@ class KafkaLog(EventLog):
                     consumer.seek(tp, start[tp.partition])
                 else:
                     consumer.seek_to_beginning(tp)
-            yield from self._poll_loop(consumer, follow, stop, max_batch)
+            if until is None:
+                yield from self._poll_loop(consumer, follow, stop, max_batch)
+            else:
+                yield from self._bounded_loop(consumer, tps, until, max_batch)
         finally:
             consumer.close()
+
+    def _bounded_loop(self, consumer: Any, tps: list[Any], until: Cursor,
+                      max_batch: int) -> Iterator[list[Record]]:
+        """Records below ``until`` until every partition's position reaches it; records
+        written since the read began are left for the next read. Some brokers (Tansu)
+        report as a partition's end the first offset of its last batch plus one: the rest
+        of that batch, created before the read began (its timestamp), is read too, so a
+        floor that stopped writing is still loaded to its last record."""
+        began = int(time.time() * 1000)
+        done: set[Any] = set()
+        idle = 0
+        while True:
+            left = [tp for tp in tps if tp not in done]
+            if not left:
+                return
+            polled = consumer.poll(timeout_ms=100 if idle else 300, max_records=max_batch)
+            batch = []
+            for tp, messages in polled.items():
+                bound = until.get(tp.partition, 0)
+                for m in messages:
+                    if tp in done:
+                        break
+                    if m.offset < bound or 0 <= m.timestamp <= began:
+                        batch.append(Record(tp.partition, m.offset,
+                                            m.key.decode() if m.key else "", m.value))
+                    else:
+                        done.add(tp)
+            for tp in left:  # at its bound and nothing more of before the read: done
+                if tp not in polled and consumer.position(tp) >= until.get(tp.partition, 0):
+                    done.add(tp)
+            if batch:
+                idle = 0
+                yield batch
+                continue
+            idle += 1
+            if idle > 30:  # positions that never reach the bound: a broker that lost records
+                return
 
     def read_group(
         self, group: str, *, follow: bool = True, stop: StopFlag = never, max_batch: int = 2000,

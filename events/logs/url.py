@@ -45,6 +45,39 @@ def open_log(url: str, *, create: bool = True, growing: bool = False) -> EventLo
         "or a .jsonl path)")
 
 
+KAFKA_PORT = 9092
+KAFKA_TOPIC = "uth.table-events"  # events.logs.kafka.DEFAULT_TOPIC, without importing Kafka
+
+
+def source_key(url: str) -> str:
+    """One name per log, whatever way its URL was written: what keys the positions a
+    warehouse stores. A file's path made absolute (``sqlite:///rel.db`` and
+    ``sqlite:////abs/rel.db`` are one log), Kafka's hosts in lower case with the default
+    port and in order, its topic named, its options dropped; other URLs as they are.
+
+    >>> source_key("kafka://Broker,b2:9093")
+    'kafka://b2:9093,broker:9092/uth.table-events'
+    """
+    from urllib.parse import urlsplit
+
+    if url.startswith("sqlite:"):
+        from events.logs.sqlite import path_from_url as sqlite_path
+
+        return f"sqlite:///{Path(sqlite_path(url)).absolute()}"
+    if url.startswith("kafka:"):
+        parts = urlsplit(url)
+        hosts = sorted(h if ":" in h else f"{h}:{KAFKA_PORT}"
+                       for h in (x.strip().lower() for x in parts.netloc.split(",")) if h)
+        return f"kafka://{','.join(hosts)}/{parts.path.strip('/') or KAFKA_TOPIC}"
+    if "://" not in url or url.startswith(("file:", "jsonl:")):
+        from events.logs.jsonl import path_from_url
+
+        path = path_from_url(url)
+        if path is not None:
+            return str(path.absolute())
+    return url
+
+
 SNIFF_BYTES = 1 << 16
 
 

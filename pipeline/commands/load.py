@@ -60,6 +60,11 @@ def register(sub: Any) -> None:
                         "them lost (as uth seal --past-gaps)")
     p.add_argument("--rebuild-rollups", action="store_true",
                    help="rebuild every rollup key, not only those touched")
+    p.add_argument("--follow", action="store_true",
+                   help="keep the warehouse current: a small bounded load every --interval "
+                        "seconds until interrupted (Ctrl-C, SIGTERM), a freshness line each")
+    p.add_argument("--interval", type=float, default=5.0,
+                   help="with --follow: seconds between loads (default 5)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.add_argument("--dagster-logs", action="store_true", help="show Dagster's own log")
     p.set_defaults(func=run)
@@ -94,9 +99,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth load: the folder {folder} does not exist: create it first (mkdir -p), "
               "or correct the warehouse path", file=sys.stderr)
         return 2
-    _progress(args.quiet)
-    from pathlib import Path
-
     from pipeline.warehouse_file import damaged
 
     archive = args.archive or str(Path(args.warehouse).with_name(
@@ -105,6 +107,61 @@ def run(args: argparse.Namespace) -> int:
     if why is not None:
         print(f"uth load: {why}", file=sys.stderr)
         return 2
+    if args.follow:
+        return follow(args)
+    _progress(args.quiet)
+    return load_once(args)
+
+
+def follow(args: argparse.Namespace) -> int:
+    """Bounded loads at a steady cadence until SIGINT or SIGTERM (the load under way ends
+    first: a stop is never a half-written load, nor a traceback); after each, one line of
+    how current the warehouse is."""
+    import contextlib
+    import io
+    import signal
+    import threading
+    import time
+
+    from pipeline.freshness import freshness_line
+
+    stop = threading.Event()
+
+    def stopping(_sig: int, _frame: Any) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, stopping) for s in (signal.SIGINT, signal.SIGTERM)}
+    _progress(True)
+    print(f"uth load --follow: {args.source} -> {args.warehouse}, every {args.interval:g} s "
+          "(Ctrl-C stops)", flush=True)
+    loads = failed = 0
+    try:
+        while not stop.is_set():
+            began = time.monotonic()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                code = load_once(args)
+            loads += 1
+            args.from_archive, args.rebuild_rollups = "", False  # the first load's only
+            if code:
+                failed += 1
+                lines = [x for x in out.getvalue().splitlines() if "uth load:" in x]
+                print(lines[-1] if lines else f"load {loads} failed (exit {code})",
+                      file=sys.stderr, flush=True)
+            print(freshness_line(args.warehouse, args.source, time.monotonic() - began),
+                  flush=True)
+            stop.wait(max(0.0, args.interval - (time.monotonic() - began)))
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    print(f"uth load --follow stopped after {loads:,} loads ({failed:,} failed)", flush=True)
+    return 0
+
+
+def load_once(args: argparse.Namespace) -> int:
+    """One bounded load (or, with nothing new, only the checks); the exit status."""
+    from pipeline.warehouse import parse_day_start
+
     if not (args.from_archive or args.seal_key or args.rebuild_rollups):
         from events.logs import LogError
         from pipeline.ingest.up_to_date import up_to_date

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from events.logs import Cursor, EventLog, Record, advance_all, open_log
+from events.logs import Cursor, EventLog, Record, advance_all, open_log, source_key
 from pipeline.archive import ARCHIVE_PARTITIONING
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
@@ -62,31 +62,37 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
                  else source)
     stats = BatchStats()
     try:
-        name = event_log.describe()
+        name = event_log.describe()  # what the events' ``source`` (and the seals) say
+        key = source_key(name)  # what keys the position: one log, one position
         with writing(warehouse) as con:
             check_zone_meta(con)  # before the day start: an old warehouse counted in UTC
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
-            cursor = stored_cursor(con, name)
+            cursor = stored_cursor(con, key)
             view = IngestAudit.load(con) if audit_hands else None
+        # the log's end as it is now: a load reads up to it and ends, however fast the
+        # tables keep writing (what they write meanwhile is the next load's)
+        until = event_log.end()
         started = time.perf_counter()
         with bulk_work():
-            _load_batches(event_log, warehouse, name, cursor, batch_size, day_start_minutes,
-                          stats, started, view)
+            _load_batches(event_log, warehouse, (name, key), cursor, until, batch_size,
+                          day_start_minutes, stats, started, view)
     finally:
         if isinstance(source, str):
             event_log.close()
     return stats
 
 
-def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor: Cursor,
-                  batch_size: int, day_start_minutes: int, stats: BatchStats,
+def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, str],
+                  cursor: Cursor,
+                  until: Cursor, batch_size: int, day_start_minutes: int, stats: BatchStats,
                   started: float, view: IngestAudit | None) -> None:
     """Decode (and audit the hands it holds whole) the next batch in a helper thread
     while this one writes the last (DuckDB releases the interpreter while it inserts and
     commits, so on two cores the two overlap). The log itself is read only by this thread
     (a SQLite connection or a Kafka consumer belongs to one), and batches are decoded, and
     written with the cursor after them, in order."""
-    batches = (r for r in event_log.read(dict(cursor) or None, max_batch=batch_size) if r)
+    batches = (r for r in event_log.read_until(dict(cursor) or None, until,
+                                               max_batch=batch_size) if r)
 
     def decode(records: list[Record], positions: list[str]) -> Decoded:
         batch = decode_records(records, event_log.where, positions)
@@ -114,8 +120,8 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, name: str, cursor:
                 with writing(warehouse) as con:
                     if view is not None and not view.still_current(con):
                         early = None  # another process wrote events: the audit step does all
-                    batch = write_batch(con, decoded, name, cursor, day_start_minutes, known,
-                                        early)
+                    batch = write_batch(con, decoded, names[0], cursor, day_start_minutes,
+                                        known, early, position_key=names[1])
             except BaseException:
                 known.forget()  # its hashes may name events the rollback took away
                 raise

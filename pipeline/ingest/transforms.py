@@ -215,8 +215,18 @@ def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
 
 
 def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
+    """The position stored for ``source`` (a :func:`events.logs.source_key`); a position
+    stored by an older version under another spelling of the same log is renamed to it."""
     rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
                        [source]).fetchall()
+    if not rows:
+        from events.logs import source_key
+
+        for (other,) in con.execute("SELECT source FROM load_positions").fetchall():
+            if other != source and source_key(other) == source:
+                con.execute("UPDATE load_positions SET source = ? WHERE source = ?",
+                            [source, other])
+                return stored_cursor(con, source)
     row = rows[0] if rows else None
     return parse_cursor(row[0] if row else None)
 
@@ -237,12 +247,14 @@ def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:
 
 def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str,
                 cursor: Cursor, day_start_minutes: int,
-                known: KnownEvents | None = None, early: EarlyHands | None = None) -> BatchStats:
+                known: KnownEvents | None = None, early: EarlyHands | None = None,
+                position_key: str | None = None) -> BatchStats:
     """Store one decoded batch and the cursor after it, inside the caller's transaction.
     ``known``: the stored events' id hashes, kept by the caller across its batches (see
     :mod:`pipeline.ingest.known`); without it each batch is joined with ``events``.
     ``early``: the batch's hands audited by the ingest (:mod:`pipeline.hands.at_ingest`),
-    written here instead of queued, but for those with an event stored already."""
+    written here instead of queued, but for those with an event stored already.
+    ``position_key``: what the position is stored under (default ``source``)."""
     rows = batch.events
     hashes = None
     conflicts: list[Rejection] = []
@@ -287,7 +299,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         INSERT INTO load_positions VALUES (?, ?, ?, now())
         ON CONFLICT (source) DO UPDATE SET position = excluded.position,
             events_loaded = load_positions.events_loaded + excluded.events_loaded,
-            updated_at = excluded.updated_at""", [source, cursor_text(cursor), new])
+            updated_at = excluded.updated_at""",
+                [position_key or source, cursor_text(cursor), new])
     return BatchStats(batch.records, new,
                       batch.events.num_rows - new - len(conflicts) + batch.duplicates,
                       len(rejections), len(audited),

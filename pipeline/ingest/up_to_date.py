@@ -19,7 +19,7 @@ import duckdb
 
 from events.ledger.logs import read_seals
 from events.localtime import zone_name
-from events.logs import open_log
+from events.logs import open_log, source_key
 from pipeline.players.transforms import BUILT_FROM, VERSION
 from pipeline.warehouse import (
     CURRENT_MARKS,
@@ -71,13 +71,14 @@ def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> st
     log = open_log(source, create=False, growing=True)
     try:
         name = log.describe()
+        key = source_key(name)
         try:
             with reading(path, timeout=1.0) as con:
                 if not (_schema_current(con) and _settings_match(con, day_start_minutes)
                         and _nothing_pending(con)):
                     return None
                 rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
-                                   [name]).fetchall()
+                                   [key]).fetchall()
                 if not rows or not rows[0][0]:
                     return None
                 position = str(rows[0][0])

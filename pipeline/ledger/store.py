@@ -34,7 +34,7 @@ from events.ledger.logs import read_seals
 from events.ledger.seal import LeafRow, SealRecord, blob
 from events.ledger.stored import StoredEvent, TableEvents, in_seq_order
 from events.ledger.witness import witness_findings
-from events.logs import Cursor, EventLog
+from events.logs import Cursor, EventLog, source_key
 from pipeline.warehouse import Connection, parse_cursor, reading, writing
 
 SEALS_DIR = "_seals"
@@ -65,7 +65,7 @@ def copy_seals(log: EventLog, con: Connection) -> int:
     not hold yet and has loaded the events of; returns how many."""
     source = log.describe()
     rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
-                       [source]).fetchall()
+                       [source_key(source)]).fetchall()
     loaded = parse_cursor(rows[0][0]) if rows and rows[0][0] else {}
     have = {r[0] for r in con.execute("SELECT digest FROM seals WHERE source = ?",
                                       [source]).fetchall()}
@@ -217,7 +217,8 @@ def verify_sources(seals: list[tuple[str, SealRecord]], public: Ed25519PublicKey
                               events.tables.get(source, {}))
         report.findings += events.mismatched.get(source, [])
         if witnessed is not None:
-            due = None if loaded is None else _due(witnessed, source, loaded.get(source, {}))
+            due = None if loaded is None else _due(
+                witnessed, source, loaded.get(source, loaded.get(source_key(source), {})))
             report.findings += witness_findings(by_source.get(source, []), witnessed, public,
                                                 {source}, due)
         reports.append(report)
@@ -235,7 +236,7 @@ def _witnessed_sources(witnessed: list[SealRecord], public: Ed25519PublicKey,
             body = record.parsed()
         except ValueError:
             continue
-        if body.key_id == mine and body.source in loaded:
+        if body.key_id == mine and (body.source in loaded or source_key(body.source) in loaded):
             out.add(body.source)
     return out
 
@@ -255,8 +256,15 @@ def _due(witnessed: list[SealRecord], source: str, loaded: Cursor) -> int:
 
 
 def _load_positions(con: Connection) -> dict[str, Cursor]:
-    return {source: parse_cursor(position) for source, position in con.execute(
+    """Each source's loaded position, under its name as the seals spell it too: the
+    positions are keyed by :func:`events.logs.source_key`, a seal by the log's URL."""
+    positions = {source: parse_cursor(position) for source, position in con.execute(
         "SELECT source, position FROM load_positions").fetchall()}
+    named = {r[0] for r in con.execute("SELECT DISTINCT source FROM seals").fetchall()}
+    for name in named:
+        if name not in positions and source_key(name) in positions:
+            positions[name] = positions[source_key(name)]
+    return positions
 
 
 def verify_warehouse(path: str | Path, public: Ed25519PublicKey,

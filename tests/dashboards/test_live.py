@@ -80,3 +80,19 @@ def test_the_page_refreshes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
                  for d in node.decorator_list if isinstance(d, ast.Call)
                  and getattr(d.func, "attr", "") == "fragment"]
     assert fragments and any(k.arg == "run_every" for k in fragments[0].keywords)
+
+
+def test_the_page_says_how_current_the_warehouse_is(app, own_warehouse: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The newest loaded event's time and the last load's; a warning once no load came
+    for longer than UTH_STALE_SECONDS."""
+    monkeypatch.delenv("UTH_TIMEZONE", raising=False)
+    monkeypatch.setenv("UTH_STALE_SECONDS", "3600")
+    at = app(own_warehouse, "live")
+    no_failure(at)
+    said = [c.value for c in at.caption if "last load" in c.value]
+    assert said and said[0].startswith("Newest loaded event ") and not at.warning
+    monkeypatch.setenv("UTH_STALE_SECONDS", "0")
+    time.sleep(1.1)
+    at = app(own_warehouse, "live")
+    assert any("may be stale" in w.value for w in at.warning)

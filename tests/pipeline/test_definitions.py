@@ -125,3 +125,20 @@ def test_the_project_is_a_dg_project_whose_definitions_load() -> None:
     assert done.returncode == 0, done.stderr
     assert "All definitions loaded successfully" in done.stdout + done.stderr
     assert "warning" not in done.stderr.lower(), done.stderr
+
+
+def test_sensor_asks_for_no_load_while_one_runs(tmp_path: Path) -> None:
+    """Runs never pile up: while a load_warehouse run is queued or running the sensor
+    asks for none; once it ended, for one load of all that came meanwhile."""
+    log = write_log(tmp_path / "floor.jsonl", streams.floor_lines())
+    wh = tmp_path / "w.duckdb"
+    sensor = defs.resolve_sensor_def("new_events_sensor")
+    resources = {"source": EventSource(url=str(log)), "warehouse": Warehouse(path=str(wh))}
+    with dg.instance_for_test() as instance:
+        run = instance.create_run_for_job(defs.resolve_job_def("load_warehouse"),
+                                          status=dg.DagsterRunStatus.STARTED)
+        busy = sensor(dg.build_sensor_context(instance=instance, resources=resources))
+        assert isinstance(busy, dg.SkipReason) and "queued or running" in busy.skip_message
+        instance.report_run_failed(run)
+        free = sensor(dg.build_sensor_context(instance=instance, resources=resources))
+        assert isinstance(free, dg.SensorResult) and len(free.run_requests) == 1
