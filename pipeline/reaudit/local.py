@@ -19,8 +19,8 @@ ROLLUPS = ("table_hold_daily", "trips_performance", "dealer_performance")
 
 def reaudit_duckdb(archive: str | Path, out: str | Path, day_start_minutes: int,
                    workers: int = 1) -> Path:
-    """Audit every hand of ``archive`` into ``out`` (``out/<table>/gaming_day=.../
-    table_id=.../*.parquet``); returns ``out``."""
+    """Audit every hand of ``archive`` into ``out`` (``out/output=<table>/gaming_day=.../
+    table_id=.../*.parquet``, as the Spark engine writes them); returns ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="uth-reaudit-") as tmp:
@@ -30,7 +30,7 @@ def reaudit_duckdb(archive: str | Path, out: str | Path, day_start_minutes: int,
         update_rollups(warehouse)
         with reading(warehouse) as con:
             for name in (*OUTPUTS, *ROLLUPS):
-                write_table(con, name, out / name)
+                write_table(con, name, out / f"output={name}")
     return out
 
 

@@ -8,9 +8,9 @@
 2. Each hand's group: its table and the gaming day of its first event, with the
    ``TableOpened`` in force (the last one of the table before the hand, by a window).
 3. ``groupBy(table, day).applyInArrow``: each group audited by the warehouse's audit step
-   (:mod:`pipeline.reaudit.groups`), once; the result kept on the executors' disks while
-   ``hands``, ``wagers`` and ``audit_findings`` are written from it, partitioned by gaming
-   day and table as the archive is.
+   (:mod:`pipeline.reaudit.groups`), and ``hands``, ``wagers`` and ``audit_findings``
+   written in the same job, ``out/output=<table>/`` partitioned by gaming day and table as
+   the archive is.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pipeline.hands.findings import (
     sequence_rows_sql,
     sequence_sql,
 )
-from pipeline.reaudit.groups import DAY_START, EVENT_COLUMNS, OUTPUTS, output_schema, table_schema
+from pipeline.reaudit.groups import DAY_START, EVENT_COLUMNS, output_schema
 
 SPARK_TIME = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'"  # TIME_FORMAT in Spark's pattern letters
 assert TIME_FORMAT == "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -142,7 +142,6 @@ def reaudit_spark(spark: Any, archive: str | Path, out: str | Path,
                   day_start_minutes: int) -> str:
     """Audit every hand of ``archive`` into ``out`` (hands, wagers, audit_findings);
     returns ``out``."""
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     from pipeline.reaudit.groups import audit_arrow
@@ -156,22 +155,19 @@ def reaudit_spark(spark: Any, archive: str | Path, out: str | Path,
     groups = hand_groups(spark, kept, day_start_minutes)
     rows = (groups.groupBy("g_table", "g_day")
             .applyInArrow(audit_arrow, spark_schema(output_schema()))
-            .persist(StorageLevel.DISK_ONLY))
-    try:
-        for name in OUTPUTS:
-            names = table_schema(name).names
-            part = rows.where(F.col("output") == name).select(*names)
-            if name == "audit_findings":
-                part = part.unionByName(_frame(spark, sequence, name))
-            (part.write.mode("overwrite").partitionBy("gaming_day", "table_id")
-             .parquet(f"{out}/{name}"))
-    finally:
-        rows.unpersist()
+            .unionByName(_frame(spark, sequence)))
+    # one job writes the three tables (``output=<table>/gaming_day=.../table_id=...``):
+    # a write per table would run the audit again, or keep its rows on disk to re-read
+    (rows.write.mode("overwrite").partitionBy("output", "gaming_day", "table_id")
+     .parquet(out))
     return out
 
 
-def _frame(spark: Any, table: pa.Table, name: str) -> Any:
-    """A small Arrow table of the driver as a Spark frame of warehouse table ``name``."""
-    schema = table_schema(name)
-    cast = pa.table([table[f.name].cast(f.type) for f in schema], schema=schema)
-    return spark.createDataFrame(cast.to_pylist(), spark_schema(schema))
+def _frame(spark: Any, findings: pa.Table) -> Any:
+    """The driver's few sequence findings as rows of the audit's output."""
+    schema = output_schema()
+    columns = [pa.array(["audit_findings"] * findings.num_rows, pa.string()) if f.name == "output"
+               else findings[f.name].cast(f.type) if f.name in findings.column_names
+               else pa.nulls(findings.num_rows, f.type) for f in schema]
+    return spark.createDataFrame(pa.table(columns, schema=schema).to_pylist(),
+                                 spark_schema(schema))

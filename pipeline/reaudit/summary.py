@@ -25,8 +25,9 @@ class ReauditReport:
 
 
 def parquet(root: Path, name: str) -> str:
-    """SQL reading output table ``name`` (its partition columns typed)."""
-    where = str(root / name / "**" / "*.parquet").replace("'", "''")
+    """SQL reading output table ``name`` (``out/output=<name>/``; its partition columns
+    typed)."""
+    where = str(root / f"output={name}" / "**" / "*.parquet").replace("'", "''")
     table = "" if name == "dealer_performance" else ", 'table_id': VARCHAR"
     return (f"read_parquet('{where}', hive_partitioning = true, union_by_name = true, "
             f"hive_types = {{'gaming_day': DATE{table}}})")
@@ -53,7 +54,7 @@ def read_report(archive: str | Path, out: str | Path) -> ReauditReport:
 
 
 def _has(root: Path, name: str) -> bool:
-    return any((root / name).glob("**/*.parquet"))
+    return any((root / f"output={name}").glob("**/*.parquet"))
 
 
 def _count(con: duckdb.DuckDBPyConnection, root: Path, name: str) -> int:
