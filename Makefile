@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_DIR ?= demo-data
 
-.PHONY: install demo demo-kafka test lint typecheck pytest bench fuzz clean
+.PHONY: install install-spark demo demo-kafka test lint typecheck pytest bench fuzz clean
 
 install: $(VENV)/.installed
 
@@ -15,13 +15,21 @@ $(VENV)/.installed: pyproject.toml uv.lock
 	$(UV) sync --frozen --quiet
 	@touch $@
 
+# the optional extra spark (pyspark, dagster-pyspark) for the tests and benchmarks of
+# `uth reaudit --engine spark`; the default install and `make demo` need no JVM
+install-spark: $(VENV)/.installed-spark
+
+$(VENV)/.installed-spark: $(VENV)/.installed
+	$(UV) sync --frozen --quiet --extra spark
+	@touch $@
+
 lint: install
 	$(VENV)/bin/ruff check events pipeline dashboards tests
 
 typecheck: install
 	$(VENV)/bin/mypy
 
-pytest: install
+pytest: install-spark
 	$(VENV)/bin/pytest -q
 
 test: lint typecheck pytest
@@ -32,7 +40,7 @@ demo: install
 demo-kafka: install
 	$(VENV)/bin/uth demo --dir $(DEMO_DIR)-kafka --kafka
 
-bench: install
+bench: install-spark
 	$(PY) -m tests.bench.run_all
 
 fuzz: install
