@@ -7,11 +7,12 @@ audit code, with the findings ``uth audit`` gives on the source log.
         --engine spark --master spark://head:7077
 
 ``--out`` receives ``hands``, ``wagers`` and ``audit_findings`` as Parquet, each under
-``output=<table>/`` partitioned by gaming day and table like the archive (the duckdb engine
-also writes the rollups ``table_hold_daily``, ``trips_performance`` and
-``dealer_performance``). Without ``--out`` the outputs go to a temporary directory, removed
-after. The summary is ``uth audit``'s (``--json``: one object per finding, the summary
-last); the archive holds each valid event once, so nothing is rejected or redelivered in it.
+``output=<table>/`` partitioned by gaming day and table like the archive, with the rollups
+(the duckdb engine: ``table_hold_daily``, ``trips_performance`` and ``dealer_performance``;
+spark, by Spark SQL with the warehouse's text: ``trips_performance``). Without ``--out``
+the outputs go to a temporary directory, removed after. The summary is ``uth audit``'s
+(``--json``: one object per finding, the summary last); the archive holds each valid
+event once, so nothing is rejected or redelivered in it.
 The Spark engine needs the optional extra ``spark`` and Java 17 (docs/spark.md).
 
 Exit status: 0 when the re-audit ran (whatever it found), 2 when it could not.
@@ -85,5 +86,8 @@ def _reaudit(args: argparse.Namespace, out: str, day_start: int) -> None:
     spark = session(args.master, memory=args.driver_memory)
     try:
         reaudit_spark(spark, args.archive, out, day_start)
+        from pipeline.reaudit.rollups import spark_rollups
+
+        spark_rollups(spark, out)
     finally:
         spark.stop()

@@ -36,28 +36,43 @@ SPARK_TIME = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'"  # TIME_FORMAT in Spark's pattern
 assert TIME_FORMAT == "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
-def session(master: str = "local[*]", *, memory: str = "1g", partitions: int = 0,
-            app: str = "uth-reaudit") -> Any:
-    """A Spark session as the re-audit needs it: the driver's Python on the workers (else
-    they run the system's ``python3``, without the project), times in UTC, the casino's
-    zone given to the executors, a small driver (the JVM takes 2 GB unless told)."""
-    from pyspark.sql import SparkSession
-
+def spark_conf(master: str = "local[*]", *, memory: str = "1g",
+               partitions: int = 0) -> dict[str, str]:
+    """The Spark settings the re-audit needs (also what the Dagster job's ``PySparkResource``
+    is given): times in UTC, the casino's zone given to the executors, a small driver (the
+    JVM takes 2 GB unless told), no UI, pandas' warnings about Arrow UDFs silenced."""
     from events.localtime import zone_name
 
+    return {
+        "spark.master": master,
+        "spark.driver.memory": memory,
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": str(partitions or max(2, 2 * _cores(master))),
+        "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+        "spark.sql.parquet.inferTimestampNTZ.enabled": "true",
+        "spark.executorEnv.UTH_TIMEZONE": zone_name(),
+        "spark.executorEnv.PYTHONWARNINGS": "ignore::FutureWarning",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+    }
+
+
+def use_this_python() -> None:
+    """Spark's Python workers run this interpreter (else the system's ``python3``, which
+    lacks the project); on a cluster, ``PYSPARK_PYTHON`` names the executors' (docs)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    cores = _cores(master)
-    builder = (SparkSession.builder.master(master).appName(app)
-               .config("spark.driver.memory", memory)
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.shuffle.partitions", str(partitions or max(2, 2 * cores)))
-               .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-               .config("spark.sql.parquet.inferTimestampNTZ.enabled", "true")
-               .config("spark.executorEnv.UTH_TIMEZONE", zone_name())
-               .config("spark.executorEnv.PYTHONWARNINGS", "ignore::FutureWarning")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false"))
+
+
+def session(master: str = "local[*]", *, memory: str = "1g", partitions: int = 0,
+            app: str = "uth-reaudit") -> Any:
+    """A Spark session with :func:`spark_conf`."""
+    from pyspark.sql import SparkSession
+
+    use_this_python()
+    builder = SparkSession.builder.appName(app)
+    for key, value in spark_conf(master, memory=memory, partitions=partitions).items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

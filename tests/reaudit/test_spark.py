@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from pipeline.cli import main
@@ -36,10 +37,12 @@ def spark() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def spark_out(spark: Any, floor: dict[str, Path]) -> Path:
+    from pipeline.reaudit.rollups import spark_rollups
     from pipeline.reaudit.spark import reaudit_spark
 
     out = floor["dir"] / "spark-out"
     reaudit_spark(spark, floor["archive"], out, 360)
+    assert spark_rollups(spark, str(out)) == ["trips_performance"]
     return out
 
 
@@ -56,6 +59,36 @@ def test_spark_rows_equal_the_warehouse(spark_out: Path, floor: dict[str, Path])
     assert "voided" in statuses
     days = warehouse_rows(floor["warehouse"], "SELECT DISTINCT gaming_day FROM hands")
     assert len(days) == 2
+
+
+def test_spark_rollups_equal_the_warehouse(spark_out: Path, floor: dict[str, Path]) -> None:
+    want = warehouse_rows(floor["warehouse"], "trips_performance")
+    assert want
+    assert output_rows(spark_out, "trips_performance", floor["warehouse"]) == want
+
+
+def test_the_jobs_check_compares_a_sample_with_the_warehouse(
+        spark_out: Path, floor: dict[str, Path]) -> None:
+    import dagster as dg
+
+    from pipeline.reaudit.compare import compare_sample
+    from pipeline.reaudit.definitions import defs
+
+    dg.Definitions.validate_loadable(defs)
+    assert defs.resolve_job_def("reaudit_archive") is not None
+    passed, meta = compare_sample(spark_out, floor["warehouse"], sample=3)
+    assert passed and meta["sampled_keys"] == 3, meta
+    # a wager changed in the warehouse is seen (the first key sampled is compared)
+    changed = floor["dir"] / "changed.duckdb"
+    shutil.copy(floor["warehouse"], changed)
+    con = duckdb.connect(str(changed))
+    key = meta["keys"].split(", ")[0].split()
+    con.execute("UPDATE wagers SET recorded_result = recorded_result + 1 WHERE hand_id = "
+                "(SELECT min(hand_id) FROM hands WHERE table_id = ? AND gaming_day = ?)",
+                key)
+    con.close()
+    passed, meta = compare_sample(spark_out, changed, sample=3)
+    assert not passed and meta["differing_wagers"] > 0, meta
 
 
 def test_summary_is_uth_audits(spark_out: Path, floor: dict[str, Path],
