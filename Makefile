@@ -12,11 +12,12 @@ install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml uv.lock
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
-	$(UV) sync --frozen --quiet
+	$(UV) sync --frozen --quiet --inexact
 	@touch $@
 
 # the optional extra spark (pyspark, dagster-pyspark) for the tests and benchmarks of
-# `uth reaudit --engine spark`; the default install and `make demo` need no JVM
+# `uth reaudit --engine spark`; the default install and `make demo` need no JVM (install
+# syncs --inexact: it leaves the extra in place when pyproject.toml changed since)
 install-spark: $(VENV)/.installed-spark
 
 $(VENV)/.installed-spark: $(VENV)/.installed
