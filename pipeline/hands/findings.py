@@ -66,12 +66,14 @@ WHERE s.s0 IS NULL OR e.seq >= s.s0
 GROUP BY s.table_id
 """
 
-def sequence_sql(source: str, at_text: str) -> str:
+def sequence_sql(source: str, at_text: str, ordered: bool = True) -> str:
     """The gap and conflict rows of the events in ``source`` (a relation with table_id, seq,
     event_id, hand_id, position, occurred_at and ``s0``, the seq a recomputed region starts
     at, NULL for a whole table), by windows over each table's ``seq``: the one text DuckDB
     (the warehouse) and Spark (``uth reaudit --engine spark``) both run. ``at_text``: the
-    engine's SQL for ``occurred_at`` as ``TIME_FORMAT``. :func:`sequence_rows` words them."""
+    engine's SQL for ``occurred_at`` as ``TIME_FORMAT``; ``ordered``: sorted (Spark's global
+    sort costs a job of its own, and the findings' order does not matter to a table).
+    :func:`sequence_rows` words them."""
     return f"""
 WITH ev AS (
     SELECT table_id, seq, event_id, hand_id, position, s0, occurred_at,
@@ -88,7 +90,7 @@ UNION ALL
 SELECT 'gap', table_id, seq, event_id, CAST(NULL AS STRING), {at_text}, position,
        CAST(NULL AS STRING), coalesce(prev, -1) + 1
 FROM firsts WHERE seq > coalesce(prev, -1) + 1 AND (prev IS NOT NULL OR s0 IS NULL)
-ORDER BY table_id, seq, what, event_id
+{"ORDER BY table_id, seq, what, event_id" if ordered else ""}
 """
 
 

@@ -99,7 +99,8 @@ def sequence_findings(spark: Any, events: Any, day_start_minutes: int) -> pa.Tab
     events.createOrReplaceTempView("uth_archive")
     source = ("(SELECT table_id, seq, event_id, hand_id, position, CAST(NULL AS BIGINT) AS s0, "
               "occurred_at FROM uth_archive)")
-    rows = spark.sql(sequence_sql(source, f"date_format(occurred_at, \"{SPARK_TIME}\")"))
+    rows = spark.sql(sequence_sql(source, f"date_format(occurred_at, \"{SPARK_TIME}\")",
+                                  ordered=False))
     table = rows.toArrow()
     found = sequence_rows([tuple(r.values()) for r in table.to_pylist()])
     con = duckdb.connect(":memory:")

@@ -13,7 +13,7 @@ from events.sim.simulation import SimConfig, simulate
 from pipeline.cli import main
 
 
-def floor_log(directory: Path, *, tables: int = 3, hands: int = 40, seed: int = 11) -> Path:
+def floor_log(directory: Path, *, tables: int = 2, hands: int = 36, seed: int = 11) -> Path:
     log = directory / "floor.jsonl"
     simulate(SimConfig(tables=tables, hands=hands, seed=seed, ruleset="mixed",
                        mispay_rate=0.05, void_rate=0.04, dispute_rate=0.04, pace=60.0,
