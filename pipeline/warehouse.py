@@ -34,7 +34,7 @@ from typing import Any
 
 import duckdb
 
-from events.audit.findings import SEQUENCE_CONFLICT
+from events.findings import SEQUENCE_CONFLICT
 
 # The events a table's sequence conflict left out: a later event with a ``seq`` the table
 # had already used (the finding's event). They stay in ``events``, as received, but no hand,

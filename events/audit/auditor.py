@@ -43,13 +43,6 @@ import msgspec
 from events.audit.clean import CleanHand, late_event, opening
 from events.audit.columns import RowColumns
 from events.audit.evidence import evidence
-from events.audit.findings import (
-    FINDING_KINDS,
-    DisputeRecord,
-    Finding,
-    HandRecord,
-    WagerRecord,
-)
 from events.audit.intake import Intake
 from events.audit.judge import judge
 from events.audit.plan import fast_plan
@@ -67,6 +60,13 @@ from events.contract.schemas import (
     DisputeOpened,
     DisputeResolved,
     Event,
+)
+from events.findings import (
+    FINDING_KINDS,
+    DisputeRecord,
+    Finding,
+    HandRecord,
+    WagerRecord,
 )
 from events.replay.fold import HandState, TableContext, apply, fold
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from events.audit.findings import ILLEGAL_ACTION, DisputeRecord, Finding
 from events.audit.records import adjustment_mismatch, net_sentence, no_wager_sentence
 from events.contract.schemas import (
     BetPlaced,
@@ -27,6 +26,7 @@ from events.contract.schemas import (
     PayoutRecorded,
     PlayerDecision,
 )
+from events.findings import ILLEGAL_ACTION, DisputeRecord, Finding
 from events.replay.state import DisputeNote
 
 GAME_EVENTS = (HandStarted, BetPlaced, CardsDealt, CommunityRevealed, PlayerDecision,

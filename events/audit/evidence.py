@@ -15,11 +15,11 @@ from typing import Any
 
 import msgspec
 
-from events.audit.findings import MISPAY, Finding
 from events.audit.records import disputes_of, verdict
 from events.audit.settle import HandSettlement, WagerCheck, reason, settle_hand
 from events.contract.schemas import Event, TableOpened, encode_event
 from events.describe import describe, glyphs
+from events.findings import MISPAY, Finding
 from events.localtime import stamp
 from events.money import money, outcome_words
 from events.replay.fold import TableContext, replay, visible

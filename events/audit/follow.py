@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from events.audit.auditor import Auditor
-from events.audit.findings import DisputeRecord, Finding, finding_id
 from events.contract.codec import Rejection, decode_records
+from events.findings import DisputeRecord, Finding, finding_id
 from events.logs.base import Cursor, EventLog, Record, StopFlag, never
 
 CONSUMER = "uth-auditor"

@@ -14,7 +14,6 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from events.audit.findings import Finding
 from events.audit.sequence import Sequencer
 from events.contract.codec import Rejection
 from events.contract.schemas import (
@@ -26,6 +25,7 @@ from events.contract.schemas import (
     TableClosed,
     TableOpened,
 )
+from events.findings import Finding
 from events.replay.fold import TableContext
 
 _ENDS = frozenset((HandEnded, HandVoided))

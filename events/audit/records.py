@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from events.audit.findings import (
+from events.audit.settle import HandSettlement, WagerCheck
+from events.findings import (
     ADJUSTMENT_MISMATCH,
     DisputeRecord,
     Finding,
@@ -21,7 +22,6 @@ from events.audit.findings import (
     gaming_day,
     parse_time,
 )
-from events.audit.settle import HandSettlement, WagerCheck
 from events.money import money, outcome_words
 from events.replay.fold import DisputeNote
 

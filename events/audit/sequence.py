@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from events.audit.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
 from events.contract.schemas import Event
+from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
 
 Process = Callable[[Event, Any], None]
 _SEQ = attrgetter("seq")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from events.audit.findings import (
+from events.findings import (
     ILLEGAL_ACTION,
     INCOMPLETE_HAND,
     MISPAY,

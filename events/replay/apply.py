@@ -13,13 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from events.audit.findings import (
-    DUPLICATE_CARD,
-    ILLEGAL_ACTION,
-    REVEAL_MISMATCH,
-    UNEXPECTED_PAYOUT,
-    Finding,
-)
 from events.contract.schemas import (
     BetPlaced,
     CardsDealt,
@@ -34,6 +27,13 @@ from events.contract.schemas import (
     PlayerDecision,
     TableClosed,
     TableOpened,
+)
+from events.findings import (
+    DUPLICATE_CARD,
+    ILLEGAL_ACTION,
+    REVEAL_MISMATCH,
+    UNEXPECTED_PAYOUT,
+    Finding,
 )
 from events.game.rules import (
     DEFAULT_MULTIPLES,

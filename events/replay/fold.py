@@ -3,7 +3,7 @@
 Each event is checked against the rules before it is applied (bets before any card, ante =
 blind, the table's limits, 52 distinct cards, reveals equal to the dealt cards, the legal
 decision for the street, no decision after a raise or fold, no game event after the hand
-ended). A failed check becomes a :class:`~events.audit.findings.Finding` in the state and
+ended). A failed check becomes a :class:`~events.findings.Finding` in the state and
 the fold goes on where it can: a bet over the limit is still money on the table, so it is
 applied; a second decision from a seat that already raised is not.
 
@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from events.audit.findings import Finding
 from events.contract.schemas import Event
+from events.findings import Finding
 from events.replay.apply import (
     _DEFAULT_MULTIPLES,
     _STREET_AT,

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from events.audit.findings import ILLEGAL_ACTION, Finding
 from events.contract.schemas import Event, TableOpened
+from events.findings import ILLEGAL_ACTION, Finding
 from events.game.rules import SeatState
 from events.game.rulesets import Ruleset, RulesetError, TableLimits, load_ruleset
 

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from events.audit.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding, finding_id
+from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding, finding_id
 
 FINDINGS_SCHEMA = pa.schema([
     ("finding_id", pa.string()), ("kind", pa.string()), ("hand_id", pa.string()),

@@ -12,8 +12,8 @@ import pytest
 
 from events.audit.auditor import audit
 from events.audit.columns import HAND_COLUMNS, WAGER_COLUMNS
-from events.audit.findings import parse_time
 from events.contract.codec import decode_many
+from events.findings import parse_time
 from events.sim.simulation import SimConfig, simulate
 from tests.audit.builder import Table, encode_lines, random_hand
 from tests.audit.test_golden import GOLDEN, load

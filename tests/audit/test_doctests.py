@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["events.audit.auditor", "events.audit.findings", "events.audit.sequence",
+MODULES = ["events.audit.auditor", "events.findings", "events.audit.sequence",
            "events.replay.fold", "events.replay.state", "events.replay.apply",
            "events.audit.disputes", "events.localtime"]
 

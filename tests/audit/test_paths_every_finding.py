@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events.audit.findings import FINDING_KINDS
+from events.findings import FINDING_KINDS
 from tests.audit.test_paths_every_ruleset import ORDERS, RULESETS, both_paths, floor
 
 Events = list[dict[str, Any]]

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from events.audit.auditor import audit
 from events.audit.evidence import evidence
-from events.audit.findings import FINDING_KINDS
 from events.contract.codec import Rejection, decode_line
+from events.findings import FINDING_KINDS
 from events.game.cards import DECK
 from events.replay.fold import PARTIES, replay, visible
 from tests.reliability import corpus
