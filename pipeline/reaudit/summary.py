@@ -9,7 +9,7 @@ from typing import Any
 
 import duckdb
 
-from events.audit.findings import SEQUENCE_CONFLICT, Finding
+from events.findings import SEQUENCE_CONFLICT, Finding
 from pipeline.hands.findings import TIME_FORMAT
 
 
