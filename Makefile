@@ -6,13 +6,22 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_DIR ?= demo-data
 
-.PHONY: install demo demo-kafka test lint typecheck pytest bench fuzz clean
+.PHONY: install install-spark demo demo-kafka test lint typecheck pytest bench fuzz clean
 
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml uv.lock
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
-	$(UV) sync --frozen --quiet
+	$(UV) sync --frozen --quiet --inexact
+	@touch $@
+
+# the optional extra spark (pyspark, dagster-pyspark) for the tests and benchmarks of
+# `uth reaudit --engine spark`; the default install and `make demo` need no JVM (install
+# syncs --inexact: it leaves the extra in place when pyproject.toml changed since)
+install-spark: $(VENV)/.installed-spark
+
+$(VENV)/.installed-spark: $(VENV)/.installed
+	$(UV) sync --frozen --quiet --extra spark
 	@touch $@
 
 lint: install
@@ -21,7 +30,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy
 
-pytest: install
+pytest: install-spark
 	$(VENV)/bin/pytest -q
 
 test: lint typecheck pytest
@@ -32,7 +41,7 @@ demo: install
 demo-kafka: install
 	$(VENV)/bin/uth demo --dir $(DEMO_DIR)-kafka --kafka
 
-bench: install
+bench: install-spark
 	$(PY) -m tests.bench.run_all
 
 fuzz: install

@@ -13,6 +13,7 @@ only the hands its new events touched; their wording and ids are the auditor's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -65,26 +66,40 @@ WHERE s.s0 IS NULL OR e.seq >= s.s0
 GROUP BY s.table_id
 """
 
-SEQUENCE_SQL = f"""
+def sequence_sql(source: str, at_text: str, ordered: bool = True) -> str:
+    """The gap and conflict rows of the events in ``source`` (a relation with table_id, seq,
+    event_id, hand_id, position, occurred_at and ``s0``, the seq a recomputed region starts
+    at, NULL for a whole table), by windows over each table's ``seq``: the one text DuckDB
+    (the warehouse) and Spark (``uth reaudit --engine spark``) both run. ``at_text``: the
+    engine's SQL for ``occurred_at`` as ``TIME_FORMAT``; ``ordered``: sorted (Spark's global
+    sort costs a job of its own, and the findings' order does not matter to a table).
+    :func:`sequence_rows` words them."""
+    return f"""
 WITH ev AS (
-    SELECT e.table_id, e.seq, e.event_id, e.hand_id, e.position, s.from_seq, s.s0,
-           e.occurred_at, row_number() OVER w AS rn, first_value(e.event_id) OVER w AS winner
-    FROM events e JOIN seq_suspect s ON e.table_id = s.table_id
-    WHERE s.s0 IS NULL OR e.seq >= s.s0
-    WINDOW w AS (PARTITION BY e.table_id, e.seq ORDER BY length(e.position), e.position)
+    SELECT table_id, seq, event_id, hand_id, position, s0, occurred_at,
+           row_number() OVER w AS rn, first_value(event_id) OVER w AS winner
+    FROM {source} src
+    WINDOW w AS (PARTITION BY table_id, seq ORDER BY length(position), position)
 ), firsts AS (
     SELECT *, lag(seq) OVER (PARTITION BY table_id ORDER BY seq) AS prev FROM ev WHERE rn = 1
 )
-SELECT 'conflict' AS what, table_id, seq, event_id, hand_id,
-       strftime(occurred_at, '{TIME_FORMAT}') AS at_text, position, winner,
-       NULL::BIGINT AS expect
+SELECT 'conflict' AS what, table_id, seq, event_id, hand_id, {at_text} AS at_text, position,
+       winner, CAST(NULL AS BIGINT) AS expect
 FROM ev WHERE rn > 1
 UNION ALL
-SELECT 'gap', table_id, seq, event_id, NULL, strftime(occurred_at, '{TIME_FORMAT}'),
-       position, NULL, coalesce(prev, -1) + 1
+SELECT 'gap', table_id, seq, event_id, CAST(NULL AS STRING), {at_text}, position,
+       CAST(NULL AS STRING), coalesce(prev, -1) + 1
 FROM firsts WHERE seq > coalesce(prev, -1) + 1 AND (prev IS NOT NULL OR s0 IS NULL)
-ORDER BY table_id, seq, what, event_id
+{"ORDER BY table_id, seq, what, event_id" if ordered else ""}
 """
+
+
+SEQUENCE_SQL = sequence_sql(
+    """(SELECT e.table_id, e.seq, e.event_id, e.hand_id, e.position, s.s0, e.occurred_at
+        FROM events e JOIN seq_suspect s ON e.table_id = s.table_id
+        WHERE s.s0 IS NULL OR e.seq >= s.s0)""",
+    f"strftime(occurred_at, '{TIME_FORMAT}')")
+
 
 # the old findings the recomputation replaces
 STALE_SQL = f"""
@@ -129,6 +144,11 @@ def sequence_findings(con: duckdb.DuckDBPyConnection,
         con.unregister("suspect_ids")
     rows = con.execute(SEQUENCE_SQL).fetchall()
     con.execute("DROP TABLE seq_suspect")
+    return sequence_rows(rows)
+
+
+def sequence_rows(rows: Sequence[Sequence[Any]]) -> list[Finding]:
+    """The findings of :func:`sequence_sql`'s rows, worded as the auditor words them."""
     out = []
     for what, table_id, seq, event_id, hand_id, at, position, winner, expect in rows:
         if what == "conflict":
@@ -153,22 +173,27 @@ def _in_order(events: int, distinct: int, low: int, high: int, s0: int | None) -
     return events == distinct == high - low + 1 and (s0 is not None or low == 0)
 
 
+def sequence_rows_sql(day_start_minutes: int, zone: str | None = None) -> str:
+    """``audit_findings`` rows of the sequence findings in ``new_findings``
+    (:func:`findings_table`), each with the gaming day of its event."""
+    from pipeline.warehouse import gaming_day_sql
+
+    at = "CAST(occurred_at AS TIMESTAMP)"
+    return f"""SELECT finding_id, kind, hand_id, table_id, dealer_id, seat, spot, expected,
+               recorded, detail, {at} AS occurred_at,
+               {gaming_day_sql(at, day_start_minutes, zone)} AS gaming_day, event_id, position
+        FROM new_findings"""
+
+
 def write_sequence_findings(con: duckdb.DuckDBPyConnection, tables: Mapping[str, int | None],
                             findings: Sequence[Finding], day_start_minutes: int) -> None:
     """Replace the sequence findings of the recomputed regions and take the tables off
     ``pending.sequence`` (inside the caller's transaction, after :func:`sequence_findings`
     on the same connection)."""
-    from pipeline.warehouse import gaming_day_sql
-
     con.register("new_findings", findings_table(findings))
-    at = "CAST(occurred_at AS TIMESTAMP)"
     try:
         con.execute(STALE_SQL)
-        con.execute(f"""INSERT INTO audit_findings
-            SELECT finding_id, kind, hand_id, table_id, dealer_id, seat, spot, expected,
-                   recorded, detail, {at}, {gaming_day_sql(at, day_start_minutes)},
-                   event_id, position
-            FROM new_findings""")
+        con.execute(f"INSERT INTO audit_findings {sequence_rows_sql(day_start_minutes)}")
         con.execute("DELETE FROM pending.sequence "
                     "WHERE table_id IN (SELECT table_id FROM seq_tables)")
         con.execute("DROP TABLE IF EXISTS seq_tables")

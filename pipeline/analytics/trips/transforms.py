@@ -23,10 +23,14 @@ _CATEGORIES = ", ".join(f"({c}, '{CATEGORY_NAMES[c]}')" for c in PAYING_CATEGORI
 _PROB = "CASE c.category " + " ".join(
     f"WHEN {c} THEN t.p{c}" for c in PAYING_CATEGORIES) + " END"
 
+# TRIPS_BASE and PERFORMANCE_SQL are also run by Spark SQL (``uth reaudit --engine spark``,
+# pipeline/reaudit/rollups.py): written in SQL both engines read (EXISTS, not SEMI JOIN)
 TRIPS_BASE = """
     SELECT w.* FROM wagers w
-    JOIN (SELECT hand_id FROM hands SEMI JOIN keys USING (table_id, gaming_day)
-          WHERE status = 'settled') h USING (hand_id)
+    JOIN (SELECT hand_id FROM hands h
+          WHERE status = 'settled' AND EXISTS (SELECT 1 FROM keys k
+              WHERE k.table_id = h.table_id AND k.gaming_day = h.gaming_day)) h
+        USING (hand_id)
     WHERE w.spot = 'trips' AND w.ruleset IS NOT NULL
 """
 

@@ -1,0 +1,50 @@
+"""``uth reaudit --engine duckdb``: the archive put into a new warehouse of its own (as
+``uth load --from-archive`` restores one) and audited and rolled up by the load's own steps;
+its hands, wagers and findings, and its rollups, written out as Parquet partitioned like the
+archive. The reference the Spark engine is held to."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pipeline.analytics.steps import update_rollups
+from pipeline.hands.steps import update_hands
+from pipeline.ingest.steps import restore_archive
+from pipeline.reaudit.groups import OUTPUTS
+from pipeline.warehouse import reading
+
+ROLLUPS = ("table_hold_daily", "trips_performance", "dealer_performance")
+
+
+def reaudit_duckdb(archive: str | Path, out: str | Path, day_start_minutes: int,
+                   workers: int = 1) -> Path:
+    """Audit every hand of ``archive`` into ``out`` (``out/output=<table>/gaming_day=.../
+    table_id=.../*.parquet``, as the Spark engine writes them); returns ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="uth-reaudit-") as tmp:
+        warehouse = Path(tmp) / "reaudit.duckdb"
+        restore_archive(archive, warehouse, day_start_minutes=day_start_minutes)
+        update_hands(warehouse, day_start_minutes, workers=workers)
+        update_rollups(warehouse)
+        with reading(warehouse) as con:
+            for name in (*OUTPUTS, *ROLLUPS):
+                write_table(con, name, out / f"output={name}")
+    return out
+
+
+def write_table(con: object, name: str, target: Path) -> None:
+    """``name`` as Parquet under ``target``, hive-partitioned by gaming day and table (the
+    dealers' rollup by gaming day alone: it has no table)."""
+    import shutil
+
+    shutil.rmtree(target, ignore_errors=True)
+    keys = "gaming_day" if name == "dealer_performance" else "gaming_day, table_id"
+    con.execute(  # type: ignore[attr-defined]
+        f"COPY (SELECT * FROM {name}) TO '{_quoted(target)}' "
+        f"(FORMAT parquet, PARTITION_BY ({keys}), OVERWRITE_OR_IGNORE)")
+
+
+def _quoted(path: Path) -> str:
+    return str(path).replace("'", "''")
