@@ -100,7 +100,7 @@ def _archive_text(archive: Path) -> str:
     return json.dumps(rows, default=str)
 
 
-def test_out_of_place_identifiers_reach_no_store(tmp_path: Path) -> None:
+def test_out_of_place_identifiers_reach_no_store(tmp_path: Path, ledger: Any) -> None:
     """Through `uth ingest` into a log, `uth load` into the warehouse and its archive, and
     `uth seal`: every event stored, none of them with the identifier in clear."""
     from tests.pipeline.conftest import materialize
@@ -120,6 +120,8 @@ def test_out_of_place_identifiers_reach_no_store(tmp_path: Path) -> None:
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["written"] == len(lines) and report["rejected"] == 0
     assert CLEAR.encode() not in _bytes_under(store)
+    ledger.record("bad-input", "identifier out of its place [uth ingest]", sent=len(lines),
+                  processed=report["written"], rejected=report["rejected"])
     done = uth("keygen", "--out", str(tmp_path / "seal"), env=env)
     assert done.returncode == 0, done.stderr
     done = uth("seal", "--source", log, "--key", str(tmp_path / "seal"), env=env)
@@ -175,7 +177,7 @@ BAD_LINES: dict[str, Callable[[list[dict[str, Any]]], bytes]] = {
 @pytest.mark.parametrize("with_key", [True, False], ids=["key", "no-key"])
 @pytest.mark.parametrize("sink", ["sqlite", "jsonl"])
 def test_a_bad_line_keeps_no_identifier_in_the_dead_letters(
-    tmp_path: Path, sink: str, with_key: bool,
+    tmp_path: Path, sink: str, with_key: bool, ledger: Any,
 ) -> None:
     stream = _stream("dl")
     bad = {name: make(stream) for name, make in sorted(BAD_LINES.items())}
@@ -201,6 +203,9 @@ def test_a_bad_line_keeps_no_identifier_in_the_dead_letters(
     assert report["duplicates"] == (0 if with_key else 1)
     assert CLEAR.encode() not in _bytes_under(store)
     assert CLEAR not in done.stdout + done.stderr
+    ledger.record("bad-input", "identifier in a bad line [uth ingest]",
+                  sent=len(lines) + len(bad), processed=report["written"],
+                  rejected=report["rejected"], ignored=report["duplicates"])
     if sink == "sqlite":
         from events.logs import open_log
 
