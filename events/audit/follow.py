@@ -36,6 +36,7 @@ from typing import Any
 
 from events.audit.auditor import Auditor
 from events.contract.codec import Rejection, decode_records
+from events.contract.privacy import scrub_all
 from events.findings import DisputeRecord, Finding, finding_id
 from events.logs.base import Cursor, EventLog, Record, StopFlag, never
 
@@ -137,7 +138,10 @@ class FollowAuditor:
                 "commits": self.commits}
 
     def _feed(self, records: list[Record]) -> None:
-        items = decode_records([(f"{r.partition}@{r.offset}", r.value) for r in records])
+        # a player identifier as uth ingest stores it: no rejection published shows it
+        values = scrub_all([r.value for r in records])
+        items = decode_records([(f"{r.partition}@{r.offset}", v)
+                                for r, v in zip(records, values, strict=True)])
         self.auditor.feed_many(zip([(r.partition, r.offset) for r in records], items,
                                    strict=True))
         for r in records:

@@ -30,17 +30,18 @@ import hashlib
 import hmac
 import os
 import re
+import sys
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
+import numpy as np
 
 KEY_ENV = "UTH_PSEUDONYM_KEY"
 PREFIX = "pr1_"
 MIN_KEY_BYTES = 16
 _PSEUDONYM = re.compile(r"^pr1_[0-9a-f]{32}$")
-_MARKER = b'"player_ref'  # the start of both keys
 
 
 class PseudonymKeyMissing(RuntimeError):
@@ -77,42 +78,122 @@ def pseudonymize(player_id: str, env: Mapping[str, str] | None = None) -> str:
     return PREFIX + digest[:32]
 
 
+def is_player_key(key: str) -> bool:
+    """Whether the JSON key ``key`` names a player: ``player_ref`` and ``player_refs``, the
+    contract's two, and any other key that begins with ``player`` in any case
+    (``playerId``, ``PLAYER_REF``, ``player_name``...) but for ``PlayerDecision`` (an event
+    type). Wherever such a key stands in an event (the envelope, an unknown payload field,
+    an object inside one), its value is kept only as a pseudonym.
+
+    >>> [is_player_key(k) for k in ("player_ref", "playerId", "PLAYER", "PlayerDecision", "seat")]
+    [True, True, True, False, False]
+    """
+    low = key.lower()
+    return low.startswith("player") and low != "playerdecision"
+
+
+def pseudonymize_event(
+    value: Any, env: Mapping[str, str] | None = None, *, drop: bool = False
+) -> Any:
+    """A copy of a decoded event (any JSON value: a line may hold a list, a payload may be
+    one) with the value of every player key (:func:`is_player_key`) at any depth replaced
+    by its pseudonym, or removed with ``drop``. The same object comes back when nothing
+    changes (no player key, or only pseudonyms).
+
+    A string becomes its pseudonym; an object under a player key (``player_refs``: seat ->
+    identifier) keeps the keys that are seat numbers and pseudonymizes every other key (a
+    map turned round, identifier -> seat) and each value; any other value (a card number
+    sent as a JSON number, a list) is not valid where the contract names a player, and is
+    replaced by ``{"withheld": <pseudonym of its JSON text>}``, so that neither the stored
+    line nor a rejection's reason holds it in clear."""
+    if isinstance(value, dict):
+        out: dict[str, Any] | None = None
+        for k, v in value.items():
+            if isinstance(k, str) and is_player_key(k):
+                new = _MISSING if drop else _hidden(v, env)
+            else:
+                new = pseudonymize_event(v, env, drop=drop)
+            if new is not v:
+                if out is None:
+                    out = dict(value)
+                if new is _MISSING:
+                    del out[k]
+                else:
+                    out[k] = new
+        return value if out is None else out
+    if isinstance(value, list):
+        items = [pseudonymize_event(v, env, drop=drop) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
 def pseudonymize_payload(
     payload: dict[str, Any], env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """A copy of an event payload with ``player_ref`` / ``player_refs`` pseudonymized.
+    """A copy of an event payload with ``player_ref`` / ``player_refs`` (and any other
+    player key, :func:`pseudonymize_event`) pseudonymized."""
+    return dict(pseudonymize_event(payload, env))
 
-    An identifier that is not a string (a card number sent as a JSON number, say) is not
-    valid, and the decoder will refuse the event; it is replaced by
-    ``{"withheld": <pseudonym of its JSON text>}`` first, so that neither the dead letter
-    nor its reason holds it in clear, and the event stays refused."""
-    out = dict(payload)
-    if "player_ref" in out and out["player_ref"] is not None:
-        out["player_ref"] = _pseudonym_of(out["player_ref"], env)
-    refs = out.get("player_refs")
-    if isinstance(refs, dict):
-        out["player_refs"] = {seat: _pseudonym_of(v, env) if v is not None else v
-                              for seat, v in refs.items()}
-    elif refs is not None:
-        out["player_refs"] = _pseudonym_of(refs, env)
-    return out
+
+_MISSING: Any = object()
+
+
+def _hidden(value: object, env: Mapping[str, str] | None) -> object:
+    if value is None:
+        return None
+    if isinstance(value, dict) and not _is_withheld(value):
+        out = {(k if _is_seat(k) else pseudonymize(k, env)): _pseudonym_of(v, env)
+               for k, v in value.items()}
+        same = list(out.items()) == list(value.items()) and all(
+            a is b for a, b in zip(out.values(), value.values(), strict=True))
+        return value if same else out
+    return _pseudonym_of(value, env)
+
+
+def _is_seat(key: str) -> bool:
+    return key.isascii() and key.isdigit() and len(key) <= 4
+
+
+def _is_withheld(value: object) -> bool:
+    return (isinstance(value, dict) and set(value) == {"withheld"}
+            and is_pseudonym(value["withheld"]))
 
 
 def _pseudonym_of(value: object, env: Mapping[str, str] | None) -> object:
+    if value is None:
+        return None
     if isinstance(value, str):
         return pseudonymize(value, env)
-    if isinstance(value, dict) and set(value) == {"withheld"} and is_pseudonym(
-            value["withheld"]):
+    if _is_withheld(value):
         return value  # withheld already
     return {"withheld": pseudonymize(msgspec.json.encode(value).decode(), env)}
 
 
 def needs_scrub(data: bytes) -> bool:
     """Whether ``data`` (one event's JSON, or many joined) may carry a player identifier:
-    it names the key, or holds a ``\\u`` escape, which could spell the key
-    (``"player\\u005fref"`` is ``"player_ref"`` to every JSON reader). A cheap test; the
-    decoded keys decide (:func:`scrub`)."""
-    return _MARKER in data or b"\\u" in data
+    it holds the word ``player`` in any case, other than in ``PlayerDecision"``, or a
+    ``\\u`` escape, which could spell it (``"player\\u005fref"`` is ``"player_ref"`` to
+    every JSON reader). A cheap test (a batch: a few vectorized passes); the decoded keys
+    decide (:func:`scrub`)."""
+    if b"\\" in data and b"\\u" in data:  # one memchr in the common case
+        return True
+    if len(data) < 4096:
+        return _PLAYER_WORD.search(data.lower()) is not None
+    raw = np.frombuffer(data, np.uint8)
+    low = raw | 0x20  # exactly the lower case of the letters of "player" and "decision"
+    at = np.flatnonzero(low[3: low.size - 2] == 0x79) + 3  # each "y" (the rarest letter)
+    for step, letter in zip((-3, -2, -1, 1, 2), b"plaer", strict=True):
+        at = at[low[at + step] == letter]
+    if not at.size:
+        return False
+    decision = at[at + 11 < low.size]  # "PlayerDecision": y, then "er", then decision"
+    for step, letter in enumerate(b"decision", 3):
+        decision = decision[low[decision + step] == letter]
+    return bool(decision.size != at.size
+                or np.count_nonzero(raw[decision + 11] == 0x22) != decision.size)
+
+
+_PLAYER_WORD = re.compile(rb'player(?!decision")')
 
 
 def scrub(
@@ -121,14 +202,16 @@ def scrub(
     """One event's JSON with every player identifier replaced by its pseudonym.
 
     The bytes come back unchanged (the same object) when the event carries no identifier,
-    or only pseudonyms; that is the common case and costs one substring search. In invalid
-    JSON (which the decoder rejects into the dead-letter store) the string values that
-    follow ``"player_ref":`` or sit in a ``"player_refs": {...}`` object are replaced in
-    place, so a broken line keeps no identifier either.
+    or only pseudonyms; that is the common case and costs one substring search. Any JSON
+    value is read (a list, a payload that is one); in invalid JSON (which the decoder
+    rejects into the dead-letter store) the value after each player key, quoted or not,
+    is replaced in place (:func:`events.contract.privacy_text.scrub_text`), so a broken
+    line keeps no identifier either.
 
     With no key set, ``without_key="raise"`` raises :class:`PseudonymKeyMissing`;
     ``"drop"`` removes the identifiers instead (the event itself is kept: a pipeline must
-    not lose a bet because a key is missing, nor store the player in clear).
+    not lose a bet because a key is missing, nor store the player in clear), and says so
+    once per process, on standard error.
     """
     if not needs_scrub(data):
         return data
@@ -136,71 +219,47 @@ def scrub(
         raise ValueError(f"without_key is raise or drop, not {without_key!r}")
     try:
         _key(env)
-    except PseudonymKeyMissing:
+    except PseudonymKeyMissing as exc:
         if without_key == "raise":
             raise
-        return _drop_refs(data)
+        out = _rewritten(data, None, drop=True)
+        if out is not data:
+            _say_dropped(str(exc).split(":", 1)[0])
+        return out
+    return _rewritten(data, env, drop=False)
+
+
+def scrub_all(values: list[bytes]) -> list[bytes]:
+    """Each value as :func:`scrub` leaves it, as ``uth ingest`` stores it (no key: the
+    identifiers dropped); ``values`` itself when none changes. One cheap search of the whole
+    batch first (a search term holds no line break, so none spans two values): a batch
+    holding no identifier costs no Python step per value."""
+    if not values or not needs_scrub(b"\n".join(values)):
+        return values
+    out = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
+    return values if all(a is b for a, b in zip(out, values, strict=True)) else out
+
+
+def _rewritten(data: bytes, env: Mapping[str, str] | None, *, drop: bool) -> bytes:
+    from events.contract.privacy_text import scrub_text
+
     try:
         event = msgspec.json.decode(data)
+        new = pseudonymize_event(event, env, drop=drop)
     except (msgspec.DecodeError, RecursionError):
-        return _scrub_text(data, env)
-    if not isinstance(event, dict) or not isinstance(event.get("payload"), dict):
-        return data
-    payload = event["payload"]
-    new = pseudonymize_payload(payload, env)
-    if new == payload:
-        return data
-    event["payload"] = new
-    return msgspec.json.encode(event)
+        return scrub_text(data, env, drop=drop)
+    return data if new is event else msgspec.json.encode(new)
 
 
-def _drop_refs(data: bytes) -> bytes:
-    try:
-        event = msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        return _scrub_text(data, None, replace=lambda _: "***")
-    if not isinstance(event, dict) or not isinstance(event.get("payload"), dict):
-        return data
-    payload = {k: v for k, v in event["payload"].items()
-               if k not in ("player_ref", "player_refs")}
-    if payload == event["payload"]:
-        return data
-    event["payload"] = payload
-    return msgspec.json.encode(event)
+_said: set[str] = set()  # the notices given by this process
 
 
-def _name_pattern(key: str) -> bytes:
-    """A regular expression for the JSON string ``key``: each character as itself or as
-    its ``\\u`` escape (hex digits in either case)."""
-    def char(c: str) -> bytes:
-        hex_digits = "".join(f"[{h}{h.upper()}]" if h.isalpha() else h
-                             for h in f"{ord(c):04x}")
-        return b"(?:" + re.escape(c).encode() + rb"|\\u" + hex_digits.encode() + b")"
-
-    return b'"' + b"".join(map(char, key)) + b'"'
-
-
-_REF_NAME, _REFS_NAME = _name_pattern("player_ref"), _name_pattern("player_refs")
-_REF_TEXT = re.compile(b"(" + _REF_NAME + rb'\s*:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
-_REF_NUMBER = re.compile(b"(" + _REF_NAME + rb"\s*:\s*)(-?[0-9][0-9.eE+-]*)")
-_REFS_TEXT = re.compile(b"(" + _REFS_NAME + rb"\s*:\s*)\{([^{}]*)\}?")
-_REFS_VALUE = re.compile(rb'(:\s*)"((?:[^"\\]|\\.)*)(?:"|$)')
-
-
-def _scrub_text(
-    data: bytes, env: Mapping[str, str] | None,
-    replace: Callable[[str], str] | None = None,
-) -> bytes:
-    swap = replace or (lambda raw: pseudonymize(raw, env))
-
-    def one(m: re.Match[bytes]) -> bytes:
-        raw = m.group(2).decode("utf-8", "replace")
-        return m.group(1) + b'"' + swap(raw).encode() + b'"'
-
-    def many(m: re.Match[bytes]) -> bytes:
-        return m.group(1) + b"{" + _REFS_VALUE.sub(one, m.group(2)) + b"}"
-
-    def number(m: re.Match[bytes]) -> bytes:
-        return m.group(1) + b'{"withheld":"' + swap(m.group(2).decode()).encode() + b'"}'
-
-    return _REFS_TEXT.sub(many, _REF_NUMBER.sub(number, _REF_TEXT.sub(one, data)))
+def _say_dropped(why: str) -> None:
+    """Identifiers dropped for want of a key: said once per process (one run of a command),
+    on standard error (what is stored is not changed by it)."""
+    if "dropped" in _said:
+        return
+    _said.add("dropped")
+    print(f"uth: {why}: the player identifiers in the events are dropped, not stored; set "
+          "the casino's pseudonym key (a long random secret) to keep them as pseudonyms",
+          file=sys.stderr, flush=True)

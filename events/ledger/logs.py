@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from events.contract.codec import Rejection, decode_all_valid, decode_records
-from events.contract.privacy import needs_scrub, scrub
+from events.contract.privacy import scrub_all
 from events.contract.schemas import Event
 from events.ledger.canonical import LEAF_PREFIX
 from events.ledger.keys import key_id, signature_valid
@@ -85,9 +85,8 @@ def _scan(log: EventLog, keep: Collection[str], batch: int) -> LogLedger:
     sha = hashlib.sha256
     for partitions, offsets, values in _batches(log, ledger.end, batch):
         # players only as pseudonyms, as the ingest stores them (one search of the batch)
-        if _may_carry_player(b"\n".join(values)):
-            values = [scrub(v, without_key="drop") if needs_scrub(v) else v for v in values]
-        decoded = decode_all_valid(list(values))  # the common case: one batch call
+        values = scrub_all(list(values))
+        decoded = decode_all_valid(values)  # the common case: one batch call
         if decoded is None:  # some line is no valid event: each one decoded, its reason kept
             decoded = decode_records(list(zip(offsets, values, strict=True)))
         if Rejection in set(map(type, decoded)):  # dead letters: not in the ledger
@@ -166,12 +165,6 @@ def _batches(log: EventLog, end: Cursor, batch: int) -> Iterator[Batch]:
 _VALUE, _OFFSET, _PARTITION = (attrgetter(n) for n in ("value", "offset", "partition"))
 _DIGEST = methodcaller("digest")
 _EVENT_ID, _SEQ, _TABLE_ID = (attrgetter(n) for n in ("event_id", "seq", "table_id"))
-
-
-def _may_carry_player(data: bytes) -> bool:
-    """:func:`events.contract.privacy.needs_scrub` of ``data``, its ``\\u`` search only where a
-    backslash is (one memchr: most logs hold none)."""
-    return b'"player_ref' in data or (b"\\" in data and needs_scrub(data))
 
 
 def _picker(indexes: list[int]) -> Callable[[Sequence[Any]], list[Any]]:

@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 
 from events.contract.codec import Rejection, decode_records
-from events.contract.privacy import needs_scrub, scrub
+from events.contract.privacy import scrub_all
 from events.logs.base import (
     Cursor,
     EventLog,
@@ -200,8 +200,9 @@ class Forwarder:
     def _handle(self, batch: list[Record]) -> None:
         report = self.report
         # players only as pseudonyms (no key: the identifier is dropped, the event kept)
-        batch = [r._replace(value=scrub(r.value, without_key="drop"))
-                 if needs_scrub(r.value) else r for r in batch]
+        values = [r.value for r in batch]
+        if (scrubbed := scrub_all(values)) is not values:
+            batch = [r._replace(value=v) for r, v in zip(batch, scrubbed, strict=True)]
         decoded = decode_records([(self.source.where(r), r.value) for r in batch])
         records: list[tuple[str, bytes]] = []
         ids: list[str | None] = []

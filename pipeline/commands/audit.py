@@ -82,21 +82,32 @@ def _positioned(log: Any, batch: int) -> Iterator[list[tuple[Any, bytes]]]:
         yield [(where(r), r.value) for r in records]
 
 
-def decoded_batches(source: str, batch: int = BATCH) -> Iterator[list[Any]]:
+def decoded_batches(source: str, batch: int = BATCH, *,
+                    scrub: bool = True) -> Iterator[list[Any]]:
     """The source's events and rejections (``decode_records`` of :func:`read_batches`),
     batch by batch. A JSON Lines file's lines go to the decoder as they are, with the
     number of the first: a line's number is only worked out for a batch holding a bad
-    line (the same rejections, at the same line numbers)."""
+    line (the same rejections, at the same line numbers). A player identifier is read as
+    ``uth ingest`` stores it (:func:`events.contract.privacy.scrub_all`: its pseudonym, or
+    dropped with no key), so that no rejection's reason shows it in clear; ``scrub=False``
+    reads it as the log holds it (``uth protect`` follows the pseudonyms a table sent)."""
     from events.contract.codec import decode_many, decode_records
+    from events.contract.privacy import scrub_all as scrubbed_values
     from events.logs import open_log
     from events.logs.jsonl import JsonlLog
+
+    def scrub_all(values: list[bytes]) -> list[bytes]:
+        return scrubbed_values(values) if scrub else values
 
     with open_log(source, create=False) as log:
         if isinstance(log, JsonlLog):
             for first, lines in log.line_batches(max_batch=batch):
-                yield decode_many(lines, first)
+                yield decode_many(scrub_all(lines), first)
             return
         for chunk in _positioned(log, batch):
+            values = [value for _, value in chunk]
+            if (scrubbed := scrub_all(values)) is not values:
+                chunk = [(p, v) for (p, _), v in zip(chunk, scrubbed, strict=True)]
             yield decode_records(chunk)
 
 

@@ -80,7 +80,8 @@ def protect_source(source: str, min_hands: int | None = None,
         wanted = [(p, v) for p, v in chunk if b"DisputeResolved" in v or b"\\" in v]
         if wanted:
             adjustments.feed(decode_records(wanted))
-    return protect(decoded_batches(source), MIN_HANDS if min_hands is None else min_hands,
+    return protect(decoded_batches(source, scrub=False),
+                   MIN_HANDS if min_hands is None else min_hands,
                    adjustments=adjustments, ratings=ratings, days=days)
 
 

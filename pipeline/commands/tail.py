@@ -98,13 +98,16 @@ def last_lines(log: Any, count: int, tables: set[str],
 def _lines(log: Any, batch: list[Any],
            tables: set[str]) -> list[tuple[tuple[str, int, int], str]]:
     """Each record of ``batch`` shown (of ``tables``, when given), keyed by its time and
-    place; a line that is not a valid event is shown with ``!!`` and its reason."""
+    place; a line that is not a valid event is shown with ``!!`` and its reason (a player
+    identifier in it as ``uth ingest`` stores it: :func:`events.contract.privacy.scrub_all`)."""
     from events.contract.codec import Rejection, decode_line
+    from events.contract.privacy import scrub_all
 
     out = []
     at = ""  # a rejected line keeps its place after the event before it
-    for record in batch:
-        item = decode_line(record.value, log.where(record))
+    values = scrub_all([record.value for record in batch])
+    for record, value in zip(batch, values, strict=True):
+        item = decode_line(value, log.where(record))
         if not isinstance(item, Rejection):
             at = item.occurred_at
         if tables and item.table_id not in tables:

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from events.contract.codec import MAX_RAW_KEPT, Rejection, decode_all_valid, decode_line
-from events.contract.privacy import needs_scrub, scrub
+from events.contract.privacy import scrub_all
 from events.contract.schemas import EVENT_TYPES, SCHEMA_VERSION, Event
 from events.logs.base import Cursor, Record
 from pipeline.hands.at_ingest import EarlyHands
@@ -98,11 +98,10 @@ def decode_records(records: Sequence[Record], where: Callable[[Record], Any],
     an event already in the batch is dropped here (the first is kept). A player identifier
     (``player_ref``/``player_refs``) is pseudonymized first as ``uth ingest`` does
     (:func:`events.contract.privacy.scrub`; dropped when no key is set), rejected lines included."""
-    # players only as pseudonyms (the search in C, not a Python step per record)
-    # (one search of the joined lines: a marker holds no line break, so none spans two)
-    if needs_scrub(b"\n".join(map(_VALUE, records))):
-        records = [r._replace(value=scrub(r.value, without_key="drop"))
-                   if needs_scrub(r.value) else r for r in records]
+    # players only as pseudonyms (one search of the batch, not a Python step per record)
+    values = list(map(_VALUE, records))
+    if (scrubbed := scrub_all(values)) is not values:
+        records = [r._replace(value=v) for r, v in zip(records, scrubbed, strict=True)]
     count = len(records)
     if positions is None or len(positions) != count:
         positions = [str(where(r)) for r in records]
