@@ -29,13 +29,16 @@ def register(sub: Any) -> None:
 
 
 def line(event: Any) -> str:
-    """``21:03:11.123  T1    T1-0042   CardsDealt         seat 3: A♠ K♦``."""
+    """``2026-12-04 21:03:11.123  T1    T1-0042   CardsDealt         seat 3: A♠ K♦``: the
+    date too, since a log followed overnight crosses midnight."""
     from events.describe import describe
-    from events.localtime import stamp
+    from events.localtime import stamp, to_local, utc_moment
 
     clock = stamp(event.occurred_at, clock_only=True)  # the casino's clock (UTH_TIMEZONE)
+    moment = utc_moment(event.occurred_at)
+    day = f"{to_local(moment):%Y-%m-%d} " if moment is not None else ""
     hand = event.hand_id or "-"
-    return (f"{clock:<12}  {event.table_id:<6} {hand:<10} {type(event).__name__:<18} "
+    return (f"{day}{clock:<12}  {event.table_id:<6} {hand:<10} {type(event).__name__:<18} "
             f"{describe(event)}")
 
 
@@ -60,14 +63,27 @@ def run(args: argparse.Namespace) -> int:
                 for text in shown:
                     print(text)
                 if args.no_follow:
-                    return 0
+                    return _say_unseen(tables, shown, log) if args.lines > 0 else 0
+            printed = 0
             for batch in log.read(start, follow=not args.no_follow, stop=lambda: stopping):
                 for _, text in _lines(log, batch, tables):
                     print(text)
+                    printed += 1
                 sys.stdout.flush()
+            if args.no_follow:
+                return _say_unseen(tables, ["."] * printed, log)
     except LogError as exc:
         print(f"uth tail: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _say_unseen(tables: set[str], shown: list[str], log: Any) -> int:
+    """A ``--table`` of which nothing was shown is said (a mistyped table printed nothing)."""
+    if tables and not shown:
+        names = ", ".join(sorted(tables))
+        print(f"uth tail: no event of table {names} in {log.describe()}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -59,7 +59,8 @@ def test_line_layout_and_money() -> None:
     opened = ev("TableOpened", {"ruleset": "cardroom", "min_bet": 500, "max_bet": 100000,
                                 "seats": 6, "currency": "EUR", "max_trips": 2500}, hand=None)
     assert line(opened) == (
-        "21:00:04.000  T1     -          TableOpened        Table T1 opens under cardroom: "
+        "2026-11-29 21:00:04.000  T1     -          TableOpened        "
+        "Table T1 opens under cardroom: "
         "bets 5.00 to 1,000.00, trips up to 25.00, 6 seats, EUR.")
     assert (money(5), money(-123456), money(0, sign=True)) == ("0.05", "-1,234.56", "0.00")
 
@@ -71,10 +72,22 @@ def test_no_follow_prints_events_and_rejections(tmp_path: Path,
                     + encode(event("TableClosed", "T2", 0)) + b"\n")
     assert main(["tail", "--source", str(src), "--no-follow", "--table", "T1"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["21:00:00.000  T1     -          TableClosed        The table closes."]
+    assert out == ["2026-11-29 21:00:00.000  T1     -          TableClosed        "
+                   "The table closes."]
     assert main(["tail", "--source", str(src), "--no-follow", "-n", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("!! line 2: malformed JSON") and "T2" in out[1]
+
+
+def test_a_table_with_no_event_is_said(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "x.jsonl"
+    src.write_bytes(encode(event("TableClosed", "T1", 0)) + b"\n")
+    for extra in ([], ["--from-start"]):
+        assert main(["tail", "--source", str(src), "--no-follow", "--table", "T99",
+                     *extra]) == 1
+        said = capsys.readouterr()
+        assert said.out == "" and "no event of table T99" in said.err
 
 
 def test_follow_prints_new_events_and_stops_on_sigterm(tmp_path: Path) -> None:
@@ -113,9 +126,9 @@ def test_last_lines_of_every_backend_are_the_last_n_of_the_log(
         log.append([(e["table_id"], encode(e)) for e in events])
     assert main(["tail", "--source", log_url, "--no-follow", "-n", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [o.split()[1] for o in out] == ["T1", "T2", "T3"]
+    assert [o.split()[2] for o in out] == ["T1", "T2", "T3"]
     assert "buys 40.00" in out[-1]
     assert main(["tail", "--source", log_url, "--no-follow", "-n", "3", "--table", "T0"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [o.split()[1] for o in out] == ["T0"] * 3
+    assert [o.split()[2] for o in out] == ["T0"] * 3
     assert ["buys 29.00" in out[0], "buys 37.00" in out[-1]] == [True, True]

@@ -139,4 +139,4 @@ def test_replay_and_tail_print_the_casino_clock(tmp_path: Path, monkeypatch: pyt
     assert main(["replay", "T1-A", "--source", str(log)]) == 0
     assert "  1. [2026-11-29 16:00:01.000 EST] Hand T1-A starts" in capsys.readouterr().out
     assert main(["tail", "--source", str(log), "-n", "1", "--no-follow"]) == 0
-    assert capsys.readouterr().out.startswith("16:01:38.000 ")  # the last event, 21:01:38 UTC
+    assert capsys.readouterr().out.startswith("2026-11-29 16:01:38.000 ")  # 21:01:38 UTC
