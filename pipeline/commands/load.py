@@ -232,6 +232,21 @@ def _shown(key: str, value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
+def _said(err: Any) -> str:
+    """A failed step's error as a person reads it: the message without the class's module
+    path (``events.logs.base.LogUnavailable: ...``), and an interrupt as one."""
+    if err is None:
+        return "unknown error"
+    name = str(getattr(err, "cls_name", "") or "")
+    if name == "DagsterExecutionInterruptedError":
+        return "interrupted (Ctrl-C or SIGTERM); the next load goes on from the last commit"
+    text = str(err.message).strip()
+    head, sep, rest = text.partition(": ")
+    if sep and name and head.rsplit(".", 1)[-1] == name:
+        text = rest.strip()
+    return text
+
+
 def report(result: Any, warehouse: str) -> int:
     import dagster as dg
 
@@ -241,7 +256,7 @@ def report(result: Any, warehouse: str) -> int:
                 err = event.event_specific_data.error
                 while err is not None and err.cause is not None:  # the root cause, not
                     err = err.cause  # Dagster's "Error occurred while executing op"
-                text = err.message.strip() if err else "unknown error"
+                text = _said(err)
                 print(f"uth load: step {event.step_key} failed: {text}", file=sys.stderr)
                 if "Could not read enough bytes" in text or "Corrupt database" in text:
                     print(f"uth load: {warehouse}: the warehouse file is damaged; move it "

@@ -125,3 +125,23 @@ def test_every_command_has_a_description_and_an_example(
         for option in ("--tables", "--hands", "--seed"):
             line = next(x for x in out.splitlines() if x.strip().startswith(option))
             assert len(line.split()) > 3, line
+
+
+def test_a_failed_step_is_said_without_internal_class_names(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["load", "--source", f"sqlite:///{tmp_path}/nope.db",
+                 "--warehouse", str(tmp_path / "wh.duckdb")]) == 1
+    err = capsys.readouterr().err
+    assert "step ingest_events failed: " in err and "nope.db does not exist" in err
+    assert "events.logs" not in err and "LogUnavailable" not in err
+
+
+def test_an_interrupted_step_is_said_as_one() -> None:
+    from types import SimpleNamespace
+
+    from pipeline.commands.load import _said
+
+    stopped = SimpleNamespace(cls_name="DagsterExecutionInterruptedError",
+                              message="dagster._core.errors.DagsterExecutionInterruptedError\n")
+    assert _said(stopped).startswith("interrupted (Ctrl-C or SIGTERM)")
+    assert "dagster" not in _said(stopped)
