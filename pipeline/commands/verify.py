@@ -87,17 +87,29 @@ def run(args: argparse.Namespace) -> int:
     for report in reports:
         for line in report.lines():
             print(line)
+        where = _checked(args, shown(report.source or "(no source)", 200))
         if report.seals == 0 and report.intact:
-            print(f"{shown(report.source or '(no source)', 200)}: UNSEALED: no seal is stored "
+            print(f"{where}: UNSEALED: no seal is stored "
                   f"beside its events ({report.tables} tables), so nothing is proved "
                   "(seal it with uth seal)")
             continue
         state = "intact" if report.intact else f"{len(report.findings)} findings"
-        print(f"{shown(report.source or '(no source)', 200)}: {report.seals} seals, "
+        print(f"{where}: {report.seals} seals, "
               f"{report.sealed_events:,} sealed events in {report.tables} tables: {state}")
     if not reports:
         print("the store holds no events of any source and no seal: UNSEALED")
     return _status(intact, unsealed)
+
+
+def _checked(args: argparse.Namespace, source: str) -> str:
+    """What was checked: the log itself, or the warehouse or archive holding its events."""
+    from events.ledger.compare import shown
+
+    if args.warehouse:
+        return f"warehouse {shown(str(args.warehouse), 200)} (events from {source})"
+    if args.archive:
+        return f"archive {shown(str(args.archive), 200)} (events from {source})"
+    return source
 
 
 def _status(intact: bool, unsealed: bool) -> int:

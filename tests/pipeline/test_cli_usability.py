@@ -145,3 +145,19 @@ def test_an_interrupted_step_is_said_as_one() -> None:
                               message="dagster._core.errors.DagsterExecutionInterruptedError\n")
     assert _said(stopped).startswith("interrupted (Ctrl-C or SIGTERM)")
     assert "dagster" not in _said(stopped)
+
+
+def test_verify_names_the_store_it_checked(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    log, wh = tmp_path / "e.jsonl", tmp_path / "wh.duckdb"
+    assert main(["simulate", "--tables", "1", "--hands", "5", "--sink", str(log)]) == 0
+    assert main(["keygen", "--out", str(tmp_path / "k")]) == 0
+    assert main(["load", "--source", str(log), "--warehouse", str(wh),
+                 "--seal-key", str(tmp_path / "k")]) == 0
+    capsys.readouterr()
+    for flag, store in (("--warehouse", wh), ("--archive", tmp_path / "wh_archive")):
+        assert main(["verify", flag, str(store), "--public-key", str(tmp_path / "k.pub")]) == 0
+        out = capsys.readouterr().out
+        kind = flag.removeprefix("--")
+        assert out.startswith(f"{kind} {store} (events from ") and out.rstrip().endswith(
+            "intact"), out
