@@ -370,8 +370,10 @@ def queue_work(con: duckdb.DuckDBPyConnection, new: str, day_start_minutes: int,
     con.execute(f"""INSERT INTO pending.hands SELECT DISTINCT e.hand_id
         FROM events e JOIN {new} o ON e.table_id = o.table_id AND e.seq > o.seq
         WHERE o.type = 'TableOpened' AND e.hand_id IS NOT NULL{unaudited('e.hand_id')}""")
-    con.execute(f"INSERT INTO pending.players SELECT DISTINCT table_id, hand_id FROM {new} "
-                "WHERE hand_id IS NOT NULL")
+    # a queue of hands, each once: a hand whose events span two loads is queued once
+    con.execute(f"""INSERT INTO pending.players SELECT DISTINCT n.table_id, n.hand_id
+        FROM {new} n WHERE n.hand_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pending.players q
+            WHERE q.table_id = n.table_id AND q.hand_id = n.hand_id)""")
     con.execute(f"INSERT INTO pending.sequence SELECT table_id, min(seq) FROM {new} "
                 "GROUP BY table_id")
     con.execute(f"INSERT INTO pending.archive SELECT DISTINCT b.table_id, {day} FROM {new} b")
