@@ -49,7 +49,8 @@ def register(sub: Any) -> None:
                    help="Kafka topic the findings are published to (with --follow)")
     p.add_argument("--stalled-after", type=float, default=30.0, metavar="MINUTES",
                    help="with --follow: report a hand with no event for this long (table "
-                        "time) while its table goes on (default 30)")
+                        "time) while its table goes on, or while its table sends nothing "
+                        "(wall clock) (default 30)")
     p.add_argument("--positions", action="store_true",
                    help="give each finding the line (or log offset) of its event: a second "
                         "pass over the source")
