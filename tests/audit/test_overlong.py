@@ -182,3 +182,21 @@ def test_follow_reports_a_hand_whose_table_went_silent(
     assert message["hand_id"] == "T1-h0" and message["table_id"] == "T1"
     assert "has not ended" in message["detail"] and "sent nothing" in message["detail"]
     assert "30 minutes" in message["detail"]
+
+
+def test_replay_of_an_overlong_hand_is_bounded_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``uth replay`` keeps what the auditor keeps of a flooded hand: its first
+    ``MAX_HAND_EVENTS`` events and its end; the rest is counted and the replay says it is
+    an ``overlong_hand`` replayed in part (issue 30, 8)."""
+    src = tmp_path / "flood.jsonl"
+    src.write_bytes(b"".join(encode(e) + b"\n" for e in _flood("inside")))
+    assert main(["replay", "T1-h0", "--source", str(src), "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    steps = doc["steps"]
+    assert len(steps) == MAX_HAND_EVENTS + 1
+    assert steps[0]["type"] == "HandStarted" and steps[-1]["type"] == "HandEnded"
+    assert "overlong_hand" in err and f"more than {MAX_HAND_EVENTS:,} events" in err
+    assert "no proof of the whole hand" in err
+    assert f"{16 + EXTRA - 1 - (MAX_HAND_EVENTS + 1):,} more records" in err
