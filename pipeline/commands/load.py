@@ -265,6 +265,8 @@ def report(result: Any, warehouse: str) -> int:
         return 1
     meta = _metadata(result)
     ev, hands = meta.get("events", {}), meta.get("hands", {})
+    if ev.get("source_note"):  # the source file was rotated or replaced since the last load
+        print(f"uth load: note: {ev['source_note']}", file=sys.stderr)
     findings = meta.get("audit_findings", {})
     print(f"loaded {ev.get('new_events', 0):,} new events from {ev.get('records_read', 0):,} "
           f"records ({ev.get('duplicates', 0):,} duplicates ignored, "
