@@ -16,7 +16,7 @@ import dagster as dg
 
 from events.logs import LogError, source_key
 from pipeline.analytics.assets import full_rebuild_config
-from pipeline.ingest.rotated import replaced_note
+from pipeline.ingest.rotated import replaced_note, stored_mark
 from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import WarehouseBusy, cursor_text, parse_cursor, parse_day_start, reading
 
@@ -24,15 +24,17 @@ LOAD_JOB = "load_warehouse"
 ROLLUP_JOB = "rebuild_rollups"
 
 
-def stored_position(warehouse: Warehouse, source: str) -> str | None:
-    """The position stored for ``source``, as ``load_positions`` holds it (or None)."""
+def stored_position(warehouse: Warehouse, source: str) -> tuple[str | None, object]:
+    """The position stored for ``source``, as ``load_positions`` holds it (or None), and
+    the source file's fingerprint kept with it (``pipeline.ingest.rotated``)."""
     try:
         with reading(warehouse.path, timeout=2.0) as con:
             rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
                                [source]).fetchall()
+            mark = stored_mark(con, source)
     except FileNotFoundError:
-        return None
-    return str(rows[0][0]) if rows and rows[0][0] else None
+        return None, None
+    return (str(rows[0][0]) if rows and rows[0][0] else None), mark
 
 
 IN_FLIGHT = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED,
@@ -66,8 +68,8 @@ def make_sensor(job: Any) -> dg.SensorDefinition:
             with source.open() as log:
                 end = log.end()
                 name = source_key(log.describe())
-                position = stored_position(warehouse, name)
-                replaced = replaced_note(log, position)  # another file at the path
+                position, mark = stored_position(warehouse, name)
+                replaced = replaced_note(log, position, mark)  # another file at the path
         except LogError as exc:
             return dg.SkipReason(f"the event log cannot be read: {exc}")
         except WarehouseBusy:

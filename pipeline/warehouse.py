@@ -363,22 +363,12 @@ def check_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
 
 
 # a log cursor (partition -> next offset) as ``load_positions.position`` stores it
-def cursor_text(cursor: dict[int, int], file: dict[str, object] | None = None) -> str:
-    """A log cursor as stored in ``load_positions.position``: ``{"0": 42}``; for a JSON
-    Lines file, with the file's fingerprint under ``"file"`` (whether a later load reads
-    the same file: ``events.logs.file_identity``)."""
-    out: dict[str, object] = {str(p): o for p, o in sorted(cursor.items())}
-    if file is not None:
-        out["file"] = file
-    return json.dumps(out)
+def cursor_text(cursor: dict[int, int]) -> str:
+    """A log cursor as stored in ``load_positions.position``: ``{"0": 42}``."""
+    return json.dumps({str(p): o for p, o in sorted(cursor.items())})
 
 
 def parse_cursor(text: str | None) -> dict[int, int]:
     if not text:
         return {}
-    return {int(p): int(o) for p, o in json.loads(text).items() if p.isdigit()}
-
-
-def parse_file_mark(text: str | None) -> object:
-    """The file fingerprint stored with a position (None when there is none)."""
-    return json.loads(text).get("file") if text else None
+    return {int(p): int(o) for p, o in json.loads(text).items()}

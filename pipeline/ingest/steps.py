@@ -20,7 +20,7 @@ from pipeline.archive import ARCHIVE_PARTITIONING
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
-from pipeline.ingest.rotated import file_mark, replaced_note
+from pipeline.ingest.rotated import file_mark, replaced_note, store_mark, stored_mark
 from pipeline.ingest.transforms import (
     BatchStats,
     DecodedBatch,
@@ -72,11 +72,12 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             position = stored_position(con, key)
             cursor = parse_cursor(position)
-            note = replaced_note(event_log, position)
+            note = replaced_note(event_log, position, stored_mark(con, key))
             if note is not None:  # another file at the path: loaded from its first line
                 cursor = {}
                 con.execute("UPDATE load_positions SET position = ? WHERE source = ?",
-                            [cursor_text(cursor, file_mark(event_log)), key])
+                            [cursor_text(cursor), key])
+                store_mark(con, key, file_mark(event_log))
                 log.warning(note)
                 stats.note = note
             view = IngestAudit.load(con) if audit_hands else None

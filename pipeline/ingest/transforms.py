@@ -33,6 +33,7 @@ from events.logs.base import Cursor, Record
 from pipeline.hands.at_ingest import EarlyHands
 from pipeline.hands.transforms import write_hands
 from pipeline.ingest.known import KnownEvents
+from pipeline.ingest.rotated import store_mark
 from pipeline.warehouse import cursor_text, gaming_day_sql, parse_cursor
 
 BATCH_SCHEMA = pa.schema([
@@ -261,7 +262,7 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
     ``early``: the batch's hands audited by the ingest (:mod:`pipeline.hands.at_ingest`),
     written here instead of queued, but for those with an event stored already.
     ``position_key``: what the position is stored under (default ``source``); ``file``:
-    the source file's fingerprint, stored with it (:mod:`pipeline.ingest.rotated`)."""
+    the source file's fingerprint, kept with it (:mod:`pipeline.ingest.rotated`)."""
     rows = batch.events
     hashes = None
     conflicts: list[Rejection] = []
@@ -307,7 +308,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
         ON CONFLICT (source) DO UPDATE SET position = excluded.position,
             events_loaded = load_positions.events_loaded + excluded.events_loaded,
             updated_at = excluded.updated_at""",
-                [position_key or source, cursor_text(cursor, file), new])
+                [position_key or source, cursor_text(cursor), new])
+    store_mark(con, position_key or source, file)
     return BatchStats(batch.records, new,
                       batch.events.num_rows - new - len(conflicts) + batch.duplicates,
                       len(rejections), len(audited),

@@ -21,7 +21,7 @@ import duckdb
 from events.ledger.logs import read_seals
 from events.localtime import zone_name
 from events.logs import open_log, source_key
-from pipeline.ingest.rotated import replaced_note
+from pipeline.ingest.rotated import replaced_note, stored_mark
 from pipeline.players.transforms import BUILT_FROM, VERSION
 from pipeline.warehouse import (
     CURRENT_MARKS,
@@ -84,13 +84,14 @@ def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> st
                 if not rows or not rows[0][0]:
                     return None
                 position = str(rows[0][0])
+                mark = stored_mark(con, key)
                 have = {r[0] for r in con.execute(
                     "SELECT digest FROM seals WHERE source = ?", [name]).fetchall()}
         except (WarehouseBusy, duckdb.Error):
             return None  # a load is writing it, or it is not a warehouse of this version
         # the log is read with the warehouse released (a load may want it meanwhile)
         stored = parse_cursor(position)
-        if replaced_note(log, position) is not None:
+        if replaced_note(log, position, mark) is not None:
             return None  # another file at the path: the load reads it from its start
         if any(offset > stored.get(p, 0) for p, offset in log.end().items()):
             return None
