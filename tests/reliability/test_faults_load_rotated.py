@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def _load(src: Path, warehouse: Path, capsys: pytest.CaptureFixture[str]) -> tup
 
 @pytest.mark.parametrize("how", ["shorter-in-place", "longer-renamed"])
 def test_a_replaced_source_is_loaded_from_its_start_and_said(
-        how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], ledger: Any) -> None:
     src = tmp_path / "floor.jsonl"
     warehouse = tmp_path / "warehouse.duckdb"
     src.write_bytes(_lines("T1", 3))  # 1 + 3 x 15 events
@@ -53,6 +54,9 @@ def test_a_replaced_source_is_loaded_from_its_start_and_said(
     assert _events(warehouse) == {"T1": 46, **new}  # none of the new file skipped
     assert "rotated or replaced" in err and "line 47" in err and str(src) in err
     assert "read from its first line" in err
+    sent = sum(new.values())
+    ledger.record("fault", "a source replaced at its path [uth load]", sent=sent,
+                  processed=sum(_events(warehouse).values()) - 46)
     # the new file, grown: the next load goes on where this one stopped, and says nothing
     with src.open("ab") as f:
         f.write(_lines("T4", 1))
