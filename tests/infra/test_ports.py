@@ -16,8 +16,8 @@ from tests.infra.test_compose import BROKERS, broker_properties, listeners, prot
 
 LOOPBACK = ("127.0.0.1", "[::1]", "::1")
 # a published port given by its container port: [HOST_IP:][HOST_PORT:]CONTAINER[/PROTO]
-SHORT = re.compile(r"^(?:(?P<ip>\[[^\]]*\]|\d+\.\d+\.\d+\.\d+):)?(?:(?P<host>\$\{[^}]*\}|[0-9-]+):)?"
-                   r"(?P<target>[0-9-]+)(?:/\w+)?$")
+SHORT = re.compile(r"^(?:(?P<ip>\[[^\]]*\]|\d+\.\d+\.\d+\.\d+):)?"
+                   r"(?:(?P<host>\$\{[^}]*\}|[0-9-]+):)?(?P<target>[0-9-]+)(?:/\w+)?$")
 
 
 def published(doc: dict[str, Any]) -> list[tuple[str, str | None, int]]:
