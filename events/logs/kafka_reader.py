@@ -83,6 +83,20 @@ class TopicReader:
             self.close()  # the next call starts a fresh consumer from the beginning
             raise self.log._unavailable(f"reading {self.topic}", exc) from exc
 
+    def poll(self, seconds: float) -> list[Record]:
+        """The next records of the topic, waiting up to ``seconds`` for one (a reader that
+        waits for records rather than asking for the end offsets again and again)."""
+        if self._consumer is None:
+            self._open()
+        try:
+            polled = self._consumer.poll(timeout_ms=int(seconds * 1000),
+                                         max_records=self.max_batch)
+        except Exception as exc:
+            self.close()
+            raise self.log._unavailable(f"reading {self.topic}", exc) from exc
+        return [Record(tp.partition, m.offset, m.key.decode() if m.key else "", m.value)
+                for tp, messages in polled.items() for m in messages]
+
     def close(self) -> None:
         consumer, self._consumer = self._consumer, None
         if consumer is not None:
