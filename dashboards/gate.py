@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import access, access_log
+from dashboards import access, access_log, freshness_header
 
 KEY = "_uth_access"  # the run's grant, in the session's state
 LAST = "_uth_access_last"  # the last view logged per kind, so that a rerun is not logged again
@@ -130,6 +130,14 @@ def _no_role() -> None:
                "casino's IT for a role.", icon=":material/block:")
 
 
+def _with_header(nav: Any) -> None:
+    """The page, under the warehouse's freshness (the Live page says it in its own
+    refreshing part)."""
+    if nav.url_path != "live":
+        freshness_header.header()
+    nav.run()
+
+
 def enter() -> None:
     """Decide what this run shows, then run the page asked for (or its stand-in)."""
     try:
@@ -151,7 +159,7 @@ def enter() -> None:
         nav = st.navigation([_page(p, i == 0) for i, p in enumerate(access.PAGES)])
         st.session_state["_uth_page"] = nav.url_path or access.PAGES[0].url_path
         note("page", page=st.session_state["_uth_page"])
-        nav.run()
+        _with_header(nav)
         return
     if not st.user.is_logged_in:
         st.session_state[KEY] = Grant(True, frozenset())
@@ -184,4 +192,6 @@ def enter() -> None:
     st.session_state["_uth_page"] = nav.url_path
     if nav in links:
         note("page", page=nav.url_path or allowed[0].url_path)
+        _with_header(nav)
+        return
     nav.run()
