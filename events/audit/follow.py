@@ -16,10 +16,11 @@ Exactly-once effect, with at-least-once delivery underneath:
    beginning up to that record *quietly* (tables, sequences and settled hands restored,
    nothing published). Findings of hands that ended after the last commit are published
    again, with the same ``finding_id`` (a hash of what the finding says). The publisher of
-   ``uth audit --follow`` (``pipeline.commands.audit.PublishOnce``) reads the findings topic
-   back before each publish and skips every ``finding_id`` already there, so the topic
-   carries each finding once; a store keyed by ``finding_id`` (the warehouse's
-   ``audit_findings``) holds each once whatever the publisher.
+   ``uth audit --follow`` (``pipeline.audit.publish.PublishOnce``) catches its one
+   long-lived reader of the findings topic up before each publish and skips every
+   ``finding_id`` already there, so the topic carries each finding once; a store keyed by
+   ``finding_id`` (the warehouse's ``audit_findings``) holds each once whatever the
+   publisher.
 
 A hand is settled only when its ``HandEnded`` or ``HandVoided`` arrives; a hand still open
 when the auditor stops is audited after the restart. A hand that may never end is reported

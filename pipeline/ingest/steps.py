@@ -29,6 +29,7 @@ from pipeline.ingest.transforms import (
     stored_position,
     write_batch,
 )
+from pipeline.terminal import counted
 from pipeline.warehouse import (
     Connection,
     check_meta,
@@ -141,10 +142,11 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, 
             if view is not None:
                 view.written(batch.new_events)
             stats.add(batch)
-            log.info("events: committed %d records (%d new, %d duplicates, %d rejected; "
-                     "%d hands audited), %d so far, %.0f records/s", batch.records,
-                     batch.new_events, batch.duplicates, batch.rejected, batch.hands_audited,
-                     stats.records, stats.records / max(time.perf_counter() - started, 1e-9))
+            log.info("events: committed %s (%d new, %s, %d rejected; %s audited), %s so "
+                     "far, %.0f records/s", counted(batch.records, "record"), batch.new_events,
+                     counted(batch.duplicates, "duplicate"), batch.rejected,
+                     counted(batch.hands_audited, "hand"), f"{stats.records:,}",
+                     stats.records / max(time.perf_counter() - started, 1e-9))
 
 
 def _write_partitions(table: pa.Table, root: Path) -> None:
