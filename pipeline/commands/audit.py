@@ -50,7 +50,8 @@ def register(sub: Any) -> None:
                    help="Kafka topic the findings are published to (with --follow)")
     p.add_argument("--stalled-after", type=float, default=30.0, metavar="MINUTES",
                    help="with --follow: report a hand with no event for this long (table "
-                        "time) while its table goes on (default 30)")
+                        "time) while its table goes on, or while its table sends nothing "
+                        "(wall clock) (default 30)")
     p.add_argument("--positions", action="store_true",
                    help="give each finding the line (or log offset) of its event: a second "
                         "pass over the source")
@@ -252,6 +253,7 @@ def write_text(report: Any, out: IO[str]) -> None:
 def _follow(args: argparse.Namespace) -> int:
     from events.audit.follow import FollowAuditor
     from events.logs import open_log
+    from pipeline.audit.publish import PublishOnce
 
     stopping = {"now": False}
 
@@ -279,7 +281,11 @@ def _follow(args: argparse.Namespace) -> int:
         follower = FollowAuditor(log, sink, consumer=args.consumer, batch=args.batch,
                                  stop=lambda: stopping["now"], on_message=show,
                                  stall_seconds=args.stalled_after * 60)
-        summary = follower.run()
+        try:
+            summary = follower.run()
+        finally:
+            if isinstance(sink, PublishOnce):
+                sink.close()
     if args.json:
         print(json.dumps({"summary": summary}), flush=True)
     else:
@@ -329,50 +335,11 @@ def stop_sentence(summary: dict[str, int]) -> str:
             f"{'' if summary.get('commits', 0) == 1 else 's'}.")
 
 
-class PublishOnce:
-    """Publishes findings to a log, skipping any ``finding_id`` the log already holds.
-
-    After a crash between publishing and committing, the restarted auditor settles the same
-    hands again and produces the same findings (same ``finding_id``). Before each publish the
-    findings log is read from where this publisher last read to its end (findings are few,
-    so this is cheap), so a finding already there, from this process, an earlier one, or
-    the member that owned the partition before a rebalance, is not published twice.
-    """
-
-    def __init__(self, findings: Any) -> None:
-        self.findings = findings
-        self.cursor: dict[int, int] = {}
-        self.seen: set[str] = set()
-        self.skipped = 0
-
-    def _refresh(self) -> None:
-        for records in self.findings.read(dict(self.cursor) or None, follow=False):
-            for record in records:
-                self.cursor[record.partition] = record.offset + 1
-                try:
-                    self.seen.add(str(json.loads(record.value)["finding_id"]))
-                except (ValueError, KeyError, TypeError):
-                    continue  # not a finding of ours: nothing to de-duplicate against
-
-    def __call__(self, messages: list[tuple[str, bytes]]) -> None:
-        self._refresh()
-        fresh: list[tuple[str, bytes]] = []
-        for key, value in messages:
-            fid = json.loads(value).get("finding_id")
-            if fid is not None and fid in self.seen:
-                self.skipped += 1
-                continue
-            if fid is not None:
-                self.seen.add(fid)
-            fresh.append((key, value))
-        if fresh:
-            self.findings.append(fresh)
-
-
 def _findings_sink(args: argparse.Namespace, log: Any) -> Any:
     """Where findings go: the Kafka topic on the source's cluster, else nowhere more than
     the standard output."""
     from events.logs.kafka import KafkaLog
+    from pipeline.audit.publish import PublishOnce
 
     if isinstance(log, KafkaLog):
         servers = ",".join(log.target.servers)

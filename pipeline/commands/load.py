@@ -269,6 +269,8 @@ def report(result: Any, warehouse: str) -> int:
         return 1
     meta = _metadata(result)
     ev, hands = meta.get("events", {}), meta.get("hands", {})
+    if ev.get("source_note"):  # the source file was rotated or replaced since the last load
+        print(f"uth load: note: {ev['source_note']}", file=sys.stderr)
     findings = meta.get("audit_findings", {})
     print(f"loaded {counted(ev.get('new_events', 0), 'new event')} from "
           f"{counted(ev.get('records_read', 0), 'record')} "
