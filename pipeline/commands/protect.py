@@ -63,11 +63,15 @@ def register(sub: Any) -> None:
 
 def protect_source(source: str, min_hands: int | None = None,
                    ratings: tuple[int, str] | None = None,
-                   days: tuple[int, str] | None = None) -> Any:
+                   days: tuple[int, str] | None = None, progress: Any = None) -> Any:
     """The ``ProtectionReport`` of everything in ``source`` (``ratings=(day_start_minutes,
     zone)``: with the rating slips). The source is read twice: first for the resolved
     disputes' adjustments, so that the seat-hands are scored a slice at a time as their
-    hands end (memory bounded by the slice, not by the log)."""
+    hands end (memory bounded by the slice, not by the log). ``progress``: a
+    :class:`pipeline.terminal.StatusLine` told how far each pass is."""
+    from pipeline.terminal import StatusLine
+
+    shown = progress if progress is not None else StatusLine("uth protect", on=False)
     from events.contract.codec import decode_records
     from events.protection.assess import MIN_HANDS
     from events.protection.hands import Adjustments
@@ -75,19 +79,30 @@ def protect_source(source: str, min_hands: int | None = None,
     from pipeline.commands.audit import decoded_batches, read_batches
 
     adjustments = Adjustments()
-    for chunk in read_batches(source):
+    for chunk in shown.counting(read_batches(source), "pass 1 of 2 (disputes)", "record"):
         # only a line that may hold one is decoded: the type's name as it is, or escaped
         wanted = [(p, v) for p, v in chunk if b"DisputeResolved" in v or b"\\" in v]
         if wanted:
             adjustments.feed(decode_records(wanted))
-    return protect(decoded_batches(source, scrub=False),
-                   MIN_HANDS if min_hands is None else min_hands,
-                   adjustments=adjustments, ratings=ratings, days=days)
+    report = protect(_then(shown.counting(decoded_batches(source, scrub=False),
+                                          "pass 2 of 2 (decisions)", "event"),
+                           lambda: shown("scoring the players and dealers", now=True)),
+                     MIN_HANDS if min_hands is None else min_hands,
+                     adjustments=adjustments, ratings=ratings, days=days)
+    shown.clear()
+    return report
+
+
+def _then(batches: Any, after: Any) -> Any:
+    """``batches``, then ``after()`` once they are all read."""
+    yield from batches
+    after()
 
 
 def run(args: argparse.Namespace) -> int:
     from events.localtime import day_start, zone_name
     from events.logs import LogError
+    from pipeline.terminal import StatusLine
 
     if args.min_hands is not None and args.min_hands < 1:
         print("uth protect: --min-hands must be at least 1", file=sys.stderr)
@@ -97,10 +112,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
+    progress = StatusLine("uth protect")
     try:
         ratings = where if getattr(args, "ratings", False) else None
-        report = protect_source(args.source, args.min_hands, ratings, where)
+        report = protect_source(args.source, args.min_hands, ratings, where, progress)
     except (LogError, OSError) as exc:
+        progress.clear()
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "ratings", False):
