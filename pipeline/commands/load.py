@@ -148,7 +148,7 @@ def follow(args: argparse.Namespace) -> int:
                 stop.set()
             args.from_archive, args.rebuild_rollups = "", False  # the first load's only
             if code:
-                failed += 1
+                failed += code != INTERRUPTED  # a stop asked for, not a failure
                 lines = [x for x in out.getvalue().splitlines() if "uth load:" in x]
                 print(lines[-1] if lines else f"load {loads} failed (exit {code})",
                       file=sys.stderr, flush=True)

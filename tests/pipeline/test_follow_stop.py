@@ -38,5 +38,18 @@ def test_sigterm_during_a_load_stops_the_follow(tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, err
-    assert "stopped after 1 loads" in out, (out, err)
+    assert "stopped after 1 loads (0 failed)" in out, (out, err)  # a stop, not a failure
     assert "Traceback" not in err
+
+
+def test_freshness_before_the_first_load_completed(tmp_path: Path) -> None:
+    """A warehouse file whose first load was stopped before it made its tables: the
+    follow's freshness line says so (it raised a CatalogException, a traceback, exit 1)."""
+    import duckdb
+
+    from pipeline.freshness import freshness_line
+
+    wh = tmp_path / "w.duckdb"
+    duckdb.connect(str(wh)).close()
+    line = freshness_line(wh, str(tmp_path / "log.jsonl"), 0.5)
+    assert line.startswith("freshness unknown:") and "no load has completed" in line
