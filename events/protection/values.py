@@ -39,6 +39,7 @@ BoolArray = npt.NDArray[np.bool_]
 VISIBLE = (0, 3, 5)  # board cards the player has seen at each street's decision
 MAX_MULTIPLE = (4, 2, 1)
 STRAIGHT = 4
+PAIR_STRENGTH = 1277  # the weakest pair's strength: the dealer qualifies from here
 # the blind table of every seed (royal, straight flush, quads, full house, flush, straight)
 BLIND_PAYS = np.array([0, 0, 0, 0, 1, 1.5, 3, 10, 50, 500], dtype=np.float64)
 
@@ -131,28 +132,30 @@ def completions(rng: np.random.Generator | KeyedDraws, street: int, hole: IntArr
     return Completions(full, drawn, extra, ps, blind, flop_r, river_r)
 
 
-def _outcome(m: float | FloatArray, win: BoolArray, lose: BoolArray, dq: FloatArray,
-             blind: FloatArray) -> FloatArray:
-    """Net of ante, blind and a play wager of ``m`` antes."""
-    out: FloatArray = win * (m + dq + blind) - lose * (m + dq + 1.0)
-    return out
-
-
 def raise_minus_check(street: int, multiple: IntArray, comp: Completions, ds: IntArray
                       ) -> FloatArray:
     """``D`` per (decision, holding, completion) given the dealer strengths ``ds``
-    (N, Q, K); ``multiple`` (N,) is the raise valued (its street's largest for a check)."""
+    (N, Q, K); ``multiple`` (N,) is the raise valued (its street's largest for a check).
+
+    Where the check goes on with a play wager of ``c`` antes (2 on the flop, 1 on the
+    river), ante, blind and dealer qualification settle alike on both sides and ``D`` is
+    ``(m - c)`` won or lost; where it folds (-2 antes) ``D`` is the raise's own result + 2."""
     ps = comp.ps[:, None, :]
     win, lose = ps > ds, ps < ds
-    dq = (category(ds) >= 1).astype(np.float64)
-    blind = comp.blind[:, None, :]
-    raised = _outcome(multiple[:, None, None].astype(np.float64), win, lose, dq, blind)
+    m = multiple[:, None, None].astype(np.float64)
+    # the dealer qualifies: a pair or better (a holding that collides with the completion
+    # has a meaningless strength, -1, left out of the mean: counted as the category table
+    # counts it, so that every figure is the same)
+    dq = ((ds >= PAIR_STRENGTH) | (ds < 0)).astype(np.float64)
+    folded: FloatArray = win * (m + dq + comp.blind[:, None, :]) - lose * (m + dq + 1.0) + 2.0
     if street == 2:
-        return raised + 2.0
-    call = np.where(comp.river_raise[:, None, :], _outcome(1.0, win, lose, dq, blind), -2.0)
+        return folded
+    c = np.where(comp.river_raise, 1.0, 0.0)
     if street == 0:
-        call = np.where(comp.flop_raise[:, None, :], _outcome(2.0, win, lose, dq, blind), call)
-    out: FloatArray = raised - call
+        c = np.where(comp.flop_raise, 2.0, c)
+    goes_on = (c > 0)[:, None, :]
+    played = (win.astype(np.float64) - lose) * (m - c[:, None, :])
+    out: FloatArray = np.where(goes_on, played, folded)
     return out
 
 
