@@ -38,6 +38,7 @@ from events.protection.values import (
     VISIBLE,
     Completions,
     completions,
+    one_card_strengths,
     unseen_cards,
     value_both,
     value_one,
@@ -162,14 +163,18 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
             chosen = decisions.multiple[part]
             valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
             sign = np.where(chosen > 0, 1.0, -1.0)
+            strengths = None
             if street == 0 and isinstance(rng, KeyedDraws):  # the hole cards' own
-                comp = _rows(preflop_completions(ks[0]), hole_pair(hole[sh]))
+                pairs = hole_pair(hole[sh])
+                table, one_card = preflop_completions(ks[0])
+                comp = _rows(table, pairs)
+                strengths = one_card[pairs[:, None], seen[sh]]
             else:
                 draws = rng.rows(sh) if isinstance(rng, KeyedDraws) else rng
                 comp = completions(draws, street, hole[sh], board[sh], ks[street],
                                    COMPLETIONS_STREAM + street)
             f_both = sign[:, None] * value_both(street, valued, comp, holdings[sh])
-            f_one = sign[:, None] * value_one(street, valued, comp, seen[sh])
+            f_one = sign[:, None] * value_one(street, valued, comp, seen[sh], strengths)
             np.add.at(t_both, sh, f_both)
             np.add.at(t_one, sh, f_one)
             np.add.at(r_both, sh, _right(f_both))
@@ -223,9 +228,12 @@ def hole_pair(hole: IntArray) -> IntArray:
 
 
 @cache
-def preflop_completions(k: int) -> Completions:
+def preflop_completions(k: int) -> tuple[Completions, npt.NDArray[np.int32]]:
     """``k`` preflop completions of each of the 1,326 hole pairs, with the player's side
-    evaluated once (strength, blind pay, the continuation's flop raise and river call).
+    evaluated once (strength, blind pay, the continuation's flop raise and river call),
+    and the dealer's strength with each of the 52 cards as the one he shows on each
+    completion (1326, 52, k): a preflop decision's one-card values read them, evaluated
+    once a process rather than 11 x k times a decision.
 
     Before the flop a player's observation is their two cards alone, so the completions a
     preflop decision is valued on are drawn per pair of hole cards (from the pair's own
@@ -236,8 +244,10 @@ def preflop_completions(k: int) -> Completions:
     keys = np.array([int.from_bytes(hashlib.blake2b(f"preflop\x1f{a}\x1f{b}".encode(),
                                                     digest_size=8).digest(), "little")
                      for a, b in _PAIRS.tolist()], dtype=np.uint64)
-    return completions(KeyedDraws(keys), 0, _PAIRS, np.zeros((len(_PAIRS), 5), np.int64), k,
+    comp = completions(KeyedDraws(keys), 0, _PAIRS, np.zeros((len(_PAIRS), 5), np.int64), k,
                        COMPLETIONS_STREAM)
+    every = np.broadcast_to(np.arange(52, dtype=np.int64), (len(_PAIRS), 52))
+    return comp, one_card_strengths(comp, every)
 
 
 def _rows(comp: Completions, rows: IntArray) -> Completions:

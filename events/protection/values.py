@@ -197,11 +197,18 @@ def value_both(street: int, multiple: IntArray, comp: Completions, holdings: Int
     return _mean_valid(d, ~hits)
 
 
-def value_one(street: int, multiple: IntArray, comp: Completions, seen: IntArray
-              ) -> FloatArray:
-    """Mean ``D`` with one dealer card known, for each of P such cards (N, P): (N, P)."""
+def one_card_strengths(comp: Completions, seen: IntArray) -> npt.NDArray[np.int32]:
+    """The dealer's strength with each seen card (N, P) and each completion's second card
+    and board: (N, P, K)."""
     rest = np.concatenate([comp.extra[:, :, None], comp.board], axis=2)  # (N, K, 6)
-    ds = evaluate_split(seen[:, :, None], rest)
+    return evaluate_split(seen[:, :, None], rest)
+
+
+def value_one(street: int, multiple: IntArray, comp: Completions, seen: IntArray,
+              strengths: npt.NDArray[np.int32] | None = None) -> FloatArray:
+    """Mean ``D`` with one dealer card known, for each of P such cards (N, P): (N, P).
+    ``strengths``: :func:`one_card_strengths`, when already known."""
+    ds = one_card_strengths(comp, seen) if strengths is None else strengths
     d = raise_minus_check(street, multiple, comp, ds)
     taken = _card_masks(np.concatenate([comp.extra[:, :, None], comp.drawn], axis=2))
     hits = (taken[:, None, :] & np.left_shift(np.int64(1), seen)[:, :, None]) != 0
