@@ -23,10 +23,11 @@ with the dealers the flagged players' gains concentrate on, and the dealers flag
 their own statistic.
 
 ``--dealers``: one line (object) per dealer with at least N hands: ``dealer_id``,
-``tables``, ``hands``, ``score``, ``flagged`` (a dealer whose hands host hole-card play;
-false alarms at most 1 in 10,000 dealers whose players are honest), ``pattern``
-(``flashes``: the gain is this dealer's, against the other dealers of the same players or
-tables; ``hosts-hole-carders``: the players gain whoever deals; or null), ``evidence``.
+``tables``, ``hands``, ``score``, ``flagged`` (the informed decisions of the players at his
+tables concentrate on his hands, against the same players' decisions with other dealers;
+false alarms at most 1 in 10,000 dealers who do not flash), ``pattern`` (``flashes`` or
+null), ``evidence``, ``hosts_score`` and ``note`` (``hosts-hole-carders``: hole-card play
+at his hands, whoever deals: where to look, not a flag).
 
 ``--ratings``: one line (object) per player and gaming day (``UTH_GAMING_DAY_START`` in
 ``UTH_TIMEZONE``): hands, handle, theo in two parts (``theo_base``: the antes x the base
@@ -174,7 +175,7 @@ def _dealers_summary(report: Any, out: IO[str]) -> None:
     flagged = [d for d in report.dealer_alerts if d.flagged]
     out.write(f"\nDealers assessed on their own: {len(report.dealer_alerts):,}, "
               f"{len(flagged):,} flagged (score >= {THRESHOLD:.2f}; false-alarm rate at most "
-              f"1e-04 per dealer whose players are honest).\n")
+              f"1e-04 per dealer who does not flash).\n")
     for d in flagged:  # the heading says they are flagged: no mark (players' lines have it)
         out.write("  " + _dealer_line(d, marked=False) + "\n")
 
@@ -187,6 +188,8 @@ def _dealer_line(d: Any, marked: bool = True) -> str:
         who = ", ".join(f"{_shown(p)} {g:+.1f}" for p, g in d.players)
         line += (f"  {d.pattern} (against the others {d.contrast:+.1f}), gain {d.gain:+.1f} "
                  f"antes; players {who}; evidence {', '.join(_shown(h) for h in d.evidence)}")
+    elif d.note:  # not a flag: where hole-card play happened, whoever dealt
+        line += f"  note: {d.note} (score {d.hosts_score:.2f}, not a flag)"
     return line
 
 
