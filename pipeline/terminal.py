@@ -50,3 +50,8 @@ class VisibleText:
 
     def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
         return getattr(self.stream, name)
+
+
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: ``1 hand``, ``4,003 hands``, ``0 findings``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

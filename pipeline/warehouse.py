@@ -368,6 +368,19 @@ def cursor_text(cursor: dict[int, int]) -> str:
     return json.dumps({str(p): o for p, o in sorted(cursor.items())})
 
 
+def cursor_words(cursor: dict[int, int], source: str) -> str:
+    """The last record a log cursor (partition -> next offset) has read, as a person reads
+    it: ``line 114`` of a JSON Lines file, ``row 228,072`` of an SQLite log, ``partition 0
+    offset 41, partition 1 offset 7`` of Kafka; ``nothing read`` for an empty cursor."""
+    read = {p: o - 1 for p, o in sorted(cursor.items()) if o > 0}
+    if not read:
+        return "nothing read"
+    if source.startswith("kafka://"):
+        return ", ".join(f"partition {p} offset {o:,}" for p, o in read.items())
+    word = "row" if source.startswith("sqlite:") else "line"
+    return ", ".join(f"{word} {o:,}" for o in read.values())
+
+
 def parse_cursor(text: str | None) -> dict[int, int]:
     if not text:
         return {}
