@@ -11,6 +11,17 @@ from typing import Any
 from events.logs.base import Cursor, Record, StopFlag
 
 
+def as_record(tp: Any, message: Any) -> Record:
+    """A kafka-python message of partition ``tp`` as the logs' :class:`Record`."""
+    return Record(tp.partition, message.offset,
+                  message.key.decode() if message.key else "", message.value)
+
+
+def as_records(polled: dict[Any, list[Any]]) -> list[Record]:
+    """Every message of one ``consumer.poll`` result, in partition then offset order."""
+    return [as_record(tp, m) for tp, messages in polled.items() for m in messages]
+
+
 def poll_loop(consumer: Any, follow: bool, stop: StopFlag,
               max_batch: int) -> Iterator[list[Record]]:
     """Batches as polled; following, an empty batch on each idle poll; else until the
@@ -18,8 +29,7 @@ def poll_loop(consumer: Any, follow: bool, stop: StopFlag,
     idle = 0
     while not stop():
         polled = consumer.poll(timeout_ms=200 if follow else 300, max_records=max_batch)
-        batch = [Record(tp.partition, m.offset, m.key.decode() if m.key else "", m.value)
-                 for tp, messages in polled.items() for m in messages]
+        batch = as_records(polled)
         if batch:
             idle = 0
             yield batch
@@ -63,8 +73,7 @@ def bounded_loop(consumer: Any, tps: list[Any], until: Cursor,
                 if tp in done:
                     break
                 if m.offset < bound or 0 <= m.timestamp <= began:
-                    batch.append(Record(tp.partition, m.offset,
-                                        m.key.decode() if m.key else "", m.value))
+                    batch.append(as_record(tp, m))
                 else:
                     done.add(tp)
         for tp in left:  # at its bound and nothing more of before the read: done

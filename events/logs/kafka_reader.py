@@ -19,6 +19,7 @@ from typing import Any
 
 from events.logs.base import LogUnavailable, Record
 from events.logs.kafka import KafkaLog
+from events.logs.kafka_poll import as_records
 
 #: Polls without a record while positions stay short of the end offsets before
 #: :meth:`TopicReader.catch_up` gives up (a broker that lost records): a few seconds.
@@ -65,8 +66,7 @@ class TopicReader:
             idle = 0
             while any(consumer.position(tp) < ends.get(tp, 0) for tp in self._partitions):
                 polled = consumer.poll(timeout_ms=100, max_records=self.max_batch)
-                got = [Record(tp.partition, m.offset, m.key.decode() if m.key else "",
-                              m.value) for tp, messages in polled.items() for m in messages]
+                got = as_records(polled)
                 if got:
                     idle = 0
                     out += got
@@ -94,8 +94,7 @@ class TopicReader:
         except Exception as exc:
             self.close()
             raise self.log._unavailable(f"reading {self.topic}", exc) from exc
-        return [Record(tp.partition, m.offset, m.key.decode() if m.key else "", m.value)
-                for tp, messages in polled.items() for m in messages]
+        return as_records(polled)
 
     def close(self) -> None:
         consumer, self._consumer = self._consumer, None
