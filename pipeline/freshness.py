@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from events.logs import LogError, open_log, source_key
 from pipeline.warehouse import WarehouseBusy, parse_cursor, reading
 
@@ -153,6 +155,8 @@ def freshness_line(warehouse: str | Path, source: str, took: float) -> str:
         f = freshness(warehouse, source)
     except (WarehouseBusy, FileNotFoundError) as exc:
         return f"freshness unknown: {exc}"
+    except duckdb.CatalogException:  # the first load was stopped before it made its tables
+        return f"freshness unknown: no load has completed into {warehouse} yet"
 
     def clock(at: datetime | None) -> str:
         return "-" if at is None else to_local(at.replace(tzinfo=UTC)).strftime("%H:%M:%S")

@@ -147,6 +147,9 @@ PENDING: dict[str, str] = {
     "trips": "table_id VARCHAR, gaming_day DATE",
     "dealers": "dealer_id VARCHAR, gaming_day DATE",
     "players": "table_id VARCHAR, hand_id VARCHAR",  # hands game protection has to score
+    # hands in play (not ended, their table not moved on): audited again once they are
+    # not (pipeline.hands.in_play)
+    "in_play": "hand_id VARCHAR",
 }
 
 META = "meta"  # key/value settings the warehouse was built with (gaming day start...)

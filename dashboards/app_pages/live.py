@@ -23,6 +23,8 @@ def refresh_seconds() -> float:
         return 5.0
 
 
+IN_PLAY = "in play"  # a hand not ended yet whose table has not moved on
+
 every = refresh_seconds()
 auto = st.toggle(f"Refresh every {every:g} s", value=True, key="live_auto")
 seen: set[str] = st.session_state.setdefault("live_seen", set())
@@ -49,13 +51,16 @@ def floor() -> None:
          f"Started since {local_clock:%H}:00"),
         ("Hands in the last 60 min", count(tables["hands_last_60_min"].sum()),
          "The floor's hands per hour at its current pace"),
+        ("Hands in play", count((tables["status"] == "in_play").sum()),
+         "Not ended yet, their table not moved on: no finding until one of them is "
+         "left unfinished (pipeline/hands/in_play.py)"),
     ])
     st.subheader("Tables")
     ui.table("live-tables", ui.frame({
         "Table": tables["table_id"], "Last hand": tables["last_hand"],
         "Dealer": tables["dealer_id"],
         "Started": [moment(v) for v in tables["last_started"]],
-        "Status": tables["status"],
+        "Status": [IN_PLAY if s == "in_play" else s for s in tables["status"]],
         "Hands this hour": [count(v) for v in tables["hands_this_hour"]],
         "Hands in the last 60 min": [count(v) for v in tables["hands_last_60_min"]],
     }), hide_index=True, width="stretch")

@@ -11,7 +11,8 @@ is first read whole, every block's checksum checked (:mod:`pipeline.warehouse_fi
 damaged one is refused, naming ``--from-archive``.
 
 Exit status: 0 loaded (or nothing new) and every check passed; 1 a step or a check failed;
-2 bad settings, an archive that cannot be restored, or a damaged warehouse file.
+2 bad settings, an archive that cannot be restored, or a damaged warehouse file; 130 a step
+interrupted (SIGINT or SIGTERM while the load ran).
 """
 
 import argparse
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+INTERRUPTED = 130  # a step stopped by SIGINT or SIGTERM (Dagster's handler took the signal)
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
           "trips_performance", "trips_hits", "dealer_performance", "player_ratings",
           "player_alerts", "dealer_alerts", "dead_letters")
@@ -142,9 +144,11 @@ def follow(args: argparse.Namespace) -> int:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 code = load_once(args)
             loads += 1
+            if code == INTERRUPTED:  # the signal came during a run: Dagster's handler had it
+                stop.set()
             args.from_archive, args.rebuild_rollups = "", False  # the first load's only
             if code:
-                failed += 1
+                failed += code != INTERRUPTED  # a stop asked for, not a failure
                 lines = [x for x in out.getvalue().splitlines() if "uth load:" in x]
                 print(lines[-1] if lines else f"load {loads} failed (exit {code})",
                       file=sys.stderr, flush=True)
@@ -234,13 +238,16 @@ def _shown(key: str, value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
+INTERRUPT_ERROR = "DagsterExecutionInterruptedError"
+
+
 def _said(err: Any) -> str:
     """A failed step's error as a person reads it: the message without the class's module
     path (``events.logs.base.LogUnavailable: ...``), and an interrupt as one."""
     if err is None:
         return "unknown error"
     name = str(getattr(err, "cls_name", "") or "")
-    if name == "DagsterExecutionInterruptedError":
+    if name == INTERRUPT_ERROR:
         return "interrupted (Ctrl-C or SIGTERM); the next load goes on from the last commit"
     text = str(err.message).strip()
     head, sep, rest = text.partition(": ")
@@ -255,18 +262,20 @@ def report(result: Any, warehouse: str) -> int:
     from pipeline.terminal import counted
 
     if not result.success:
+        interrupted = False
         for event in result.all_events:
             if event.is_step_failure:
                 err = event.event_specific_data.error
                 while err is not None and err.cause is not None:  # the root cause, not
                     err = err.cause  # Dagster's "Error occurred while executing op"
                 text = _said(err)
+                interrupted |= str(getattr(err, "cls_name", "")) == INTERRUPT_ERROR
                 print(f"uth load: step {event.step_key} failed: {text}", file=sys.stderr)
                 if "Could not read enough bytes" in text or "Corrupt database" in text:
                     print(f"uth load: {warehouse}: the warehouse file is damaged; move it "
                           "aside and rebuild it with `uth load ... --from-archive DIR`",
                           file=sys.stderr)
-        return 1
+        return INTERRUPTED if interrupted else 1
     meta = _metadata(result)
     ev, hands = meta.get("events", {}), meta.get("hands", {})
     if ev.get("source_note"):  # the source file was rotated or replaced since the last load

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from pipeline.hands import in_play
 from pipeline.hands.findings import sequence_findings, write_sequence_findings
 from pipeline.hands.transforms import HandRows, audit_feed, read_feed, write_hands
 from pipeline.terminal import counted
@@ -51,6 +52,7 @@ def update_sequences(warehouse: str | Path, day_start_minutes: int) -> HandStats
         found = sequence_findings(con, tables) if tables else []
         if tables:
             write_sequence_findings(con, tables, found, day_start_minutes)
+        in_play.requeue(con)  # hands in play that ended, or whose table moved on
     stats.tables, stats.sequence_findings = len(tables), len(found)
     if tables:
         log.info("sequence: %d tables checked, %d gap/conflict findings", len(tables),

@@ -21,6 +21,7 @@ import duckdb
 from events.ledger.logs import read_seals
 from events.localtime import zone_name
 from events.logs import open_log, source_key
+from pipeline.hands import in_play
 from pipeline.ingest.rotated import replaced_note, stored_mark
 from pipeline.players.transforms import BUILT_FROM, VERSION
 from pipeline.warehouse import (
@@ -56,8 +57,9 @@ def _schema_current(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _nothing_pending(con: duckdb.DuckDBPyConnection) -> bool:
     counts = con.execute(" UNION ALL ".join(
-        f"SELECT count(*) FROM pending.{name}" for name in PENDING)).fetchall()
-    if any(n for (n,) in counts):
+        f"SELECT count(*) FROM pending.{name}" for name in PENDING
+        if name != "in_play")).fetchall()
+    if any(n for (n,) in counts) or in_play.expired(con):  # a hand in play past its time
         return False
     # the player tables' queue is ``pending.players``; their state must be of this version
     built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
