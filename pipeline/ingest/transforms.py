@@ -34,7 +34,7 @@ from pipeline.hands.at_ingest import EarlyHands
 from pipeline.hands.transforms import write_hands
 from pipeline.ingest.known import KnownEvents
 from pipeline.ingest.rotated import store_mark
-from pipeline.warehouse import cursor_text, gaming_day_sql, parse_cursor
+from pipeline.warehouse import cursor_text, gaming_day_sql
 
 BATCH_SCHEMA = pa.schema([
     ("ord", pa.int64()), ("event_id", pa.string()), ("type", pa.string()),
@@ -230,11 +230,6 @@ def stored_position(con: duckdb.DuckDBPyConnection, source: str) -> str | None:
                             [source, other])
                 return stored_position(con, source)
     return str(rows[0][0]) if rows and rows[0][0] else None
-
-
-def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
-    """The position stored for ``source`` as a cursor (see :func:`stored_position`)."""
-    return parse_cursor(stored_position(con, source))
 
 
 def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:

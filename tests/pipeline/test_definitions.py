@@ -147,3 +147,18 @@ def test_sensor_asks_for_no_load_while_one_runs(tmp_path: Path) -> None:
         instance.report_run_failed(run)
         free = sensor(dg.build_sensor_context(instance=instance, resources=resources))
         assert isinstance(free, dg.SensorResult) and len(free.run_requests) == 1
+
+
+def test_sensor_asks_for_a_load_when_the_source_file_was_replaced(tmp_path: Path) -> None:
+    """A shorter file at the log's path (rotated, or replaced) ends before the stored
+    position: it is no 'no new events' but a new file to load (issue 30, item 4)."""
+    lines = streams.floor_lines()
+    log = write_log(tmp_path / "floor.jsonl", lines)
+    wh = tmp_path / "w.duckdb"
+    materialize(log, wh)
+    assert _tick(log, wh, None).skip_message == "no new events"
+    os.rename(log, tmp_path / "floor.jsonl.1")
+    write_log(log, lines[:20])
+    replaced = _tick(log, wh, None)
+    assert isinstance(replaced, dg.SensorResult)
+    assert [r.run_key for r in replaced.run_requests] == ['{"0": 21}']
