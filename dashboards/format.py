@@ -33,8 +33,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from events.money import CURRENCIES
 from events.money import money as events_money
+from events.money import units
 
 MISSING = "—"
 
@@ -58,11 +58,6 @@ def _percent(fraction: float, digits: int = 6) -> Decimal:
     text = f"{fraction * 100:.{digits}f}".rstrip("0").rstrip(".")
     return Decimal(text if text not in ("", "-0") else "0")
 
-
-def units(cents: int, currency: str | None) -> Decimal:
-    """Integer cents as an exact amount in currency units: ``Decimal('-50.50')``."""
-    digits = CURRENCIES.get((currency or "").upper(), ("", 2))[1]
-    return Decimal(int(cents)).scaleb(-digits)
 
 def _is_missing(value: Any) -> bool:
     if value is None:

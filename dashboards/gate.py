@@ -17,12 +17,13 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import access, access_log
+from dashboards import access, access_log, freshness_header
 
 KEY = "_uth_access"  # the run's grant, in the session's state
 LAST = "_uth_access_last"  # the last view logged per kind, so that a rerun is not logged again
 ONE_PERSON = ("One person's use: no sign-in is configured, so these dashboards answer on "
               "this machine's loopback address only.")
+LOCAL = {"sub": "local (no sign-in)"}  # who the access log names in one person's use
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class Grant:
 def _log_path(settings: access.Settings | None) -> Path | None:
     if settings is not None and settings.log:
         return Path(settings.log).expanduser()
+    if settings is None and os.environ.get(access.ENV_LOG):
+        return Path(os.environ[access.ENV_LOG]).expanduser()
     warehouse = os.environ.get("UTH_WAREHOUSE")
     return access_log.default_path(warehouse) if warehouse else None
 
@@ -51,8 +54,12 @@ def current() -> Grant:
         settings = access.load(os.environ)
     except access.AccessConfigError:
         return Grant(True, frozenset())
-    return Grant(False, access.ALL, log=_log_path(None)) if settings is None else \
-        Grant(True, frozenset())
+    return _one_person() if settings is None else Grant(True, frozenset())
+
+
+def _one_person() -> Grant:
+    """No sign-in configured: every page, and every access logged as the local user's."""
+    return Grant(False, access.ALL, dict(LOCAL), log=_log_path(None))
 
 
 def may(item: str) -> bool:
@@ -61,10 +68,10 @@ def may(item: str) -> bool:
 
 
 def note(what: str, *, once: bool = True, **details: Any) -> None:
-    """Append one line to the access log for a signed-in user (with ``once``, not again
-    while the same view is rerun)."""
+    """Append one line to the access log, for a signed-in user or the local one (with
+    ``once``, not again while the same view is rerun)."""
     grant = current()
-    if not grant.signed_in or grant.log is None:
+    if grant.log is None or not grant.who:
         return
     line = access_log.record(grant.who, grant.roles, what, **details)
     if once:
@@ -123,6 +130,14 @@ def _no_role() -> None:
                "casino's IT for a role.", icon=":material/block:")
 
 
+def _with_header(nav: Any) -> None:
+    """The page, under the warehouse's freshness (the Live page says it in its own
+    refreshing part)."""
+    if nav.url_path != "live":
+        freshness_header.header()
+    nav.run()
+
+
 def enter() -> None:
     """Decide what this run shows, then run the page asked for (or its stand-in)."""
     try:
@@ -139,9 +154,12 @@ def enter() -> None:
             st.error(f"No sign-in is configured and the server listens on {address}: "
                      "nothing is shown. Configure sign-in or bind to 127.0.0.1.")
             st.stop()
-        st.session_state[KEY] = Grant(False, access.ALL, log=_log_path(None))
+        st.session_state[KEY] = _one_person()
         st.sidebar.caption(ONE_PERSON)
-        st.navigation([_page(p, i == 0) for i, p in enumerate(access.PAGES)]).run()
+        nav = st.navigation([_page(p, i == 0) for i, p in enumerate(access.PAGES)])
+        st.session_state["_uth_page"] = nav.url_path or access.PAGES[0].url_path
+        note("page", page=st.session_state["_uth_page"])
+        _with_header(nav)
         return
     if not st.user.is_logged_in:
         st.session_state[KEY] = Grant(True, frozenset())
@@ -174,4 +192,6 @@ def enter() -> None:
     st.session_state["_uth_page"] = nav.url_path
     if nav in links:
         note("page", page=nav.url_path or allowed[0].url_path)
+        _with_header(nav)
+        return
     nav.run()

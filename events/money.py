@@ -8,11 +8,15 @@ the currency's code after it or its symbol before it.
 ('$1,234,567.89', '-€50.50')
 >>> money(7, "CHF", symbol=True), money(150, "JPY", symbol=True), money(123456, "CAD")
 ('CHF 0.07', '¥150', '1,234.56 CAD')
+>>> units(-5050, "EUR"), units(150, "JPY"), units(0, None)
+(Decimal('-50.50'), Decimal('150'), Decimal('0.00'))
 >>> outcome_words("win", 1500), outcome_words("lose", -500), outcome_words("push", 0)
 ('win 15.00', 'lose 5.00', 'push')
 """
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 # cents: ten billion in currency units bounds any sane wager or buy-in (the contract's bound
 # on every amount, and a ruleset's on its limits)
@@ -46,6 +50,14 @@ def money(cents: int | None, currency: str | None = None, *, sign: bool = False,
     if symbol:
         return f"{lead}{mark}{text}"
     return f"{lead}{text} {code}" if code else f"{lead}{text}"
+
+
+def units(cents: int, currency: str | None) -> Decimal:
+    """Integer cents as an exact amount in currency units, a number a spreadsheet sums
+    (``Decimal('-50.50')``; written ``-50.50`` in a CSV file): the dashboards' downloads
+    and ``uth audit --csv`` / ``uth hands --csv`` write money so."""
+    digits = CURRENCIES.get((currency or "").upper(), ("", 2))[1]
+    return Decimal(int(cents)).scaleb(-digits)
 
 
 def outcome_words(outcome: str | None, amount: int | None,

@@ -132,6 +132,24 @@ def cell(value: Any) -> Any:
     return value
 
 
+def in_units(row: dict[str, Any], keys: Sequence[str], currency: str | None) -> dict[str, Any]:
+    """``row`` with its cents at ``keys`` as amounts in ``currency``'s units (a number a
+    spreadsheet sums, ``-50.50``), and that currency in ``row["currency"]``."""
+    from events.money import units
+
+    out = {**row, "currency": currency}
+    for key in keys:
+        if out.get(key) is not None:
+            out[key] = units(out[key], currency)
+    return out
+
+
+def finding_row(finding: Any, currencies: Mapping[str, str]) -> dict[str, Any]:
+    """A finding as ``uth audit --csv`` writes it: its money in its table's currency."""
+    return in_units(finding.to_json(), ("expected", "recorded"),
+                    currencies.get(finding.table_id or ""))
+
+
 def write_csv(rows: Iterable[Mapping[str, Any]], fields: Sequence[str], out: IO[str]) -> int:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(fields)

@@ -16,6 +16,7 @@ import dagster as dg
 
 from events.logs import LogError, source_key
 from pipeline.analytics.assets import full_rebuild_config
+from pipeline.ingest.rotated import replaced_note, stored_mark
 from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import WarehouseBusy, cursor_text, parse_cursor, parse_day_start, reading
 
@@ -23,14 +24,17 @@ LOAD_JOB = "load_warehouse"
 ROLLUP_JOB = "rebuild_rollups"
 
 
-def stored_position(warehouse: Warehouse, source: str) -> dict[int, int]:
+def stored_position(warehouse: Warehouse, source: str) -> tuple[str | None, object]:
+    """The position stored for ``source``, as ``load_positions`` holds it (or None), and
+    the source file's fingerprint kept with it (``pipeline.ingest.rotated``)."""
     try:
         with reading(warehouse.path, timeout=2.0) as con:
             rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
                                [source]).fetchall()
+            mark = stored_mark(con, source)
     except FileNotFoundError:
-        return {}
-    return parse_cursor(rows[0][0]) if rows else {}
+        return None, None
+    return (str(rows[0][0]) if rows and rows[0][0] else None), mark
 
 
 IN_FLIGHT = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED,
@@ -64,13 +68,14 @@ def make_sensor(job: Any) -> dg.SensorDefinition:
             with source.open() as log:
                 end = log.end()
                 name = source_key(log.describe())
+                position, mark = stored_position(warehouse, name)
+                replaced = replaced_note(log, position, mark)  # another file at the path
         except LogError as exc:
             return dg.SkipReason(f"the event log cannot be read: {exc}")
-        try:
-            stored = stored_position(warehouse, name)
         except WarehouseBusy:
             return dg.SkipReason("a load is writing the warehouse; checking again next tick")
-        if not any(offset > stored.get(p, 0) for p, offset in end.items()):
+        stored = parse_cursor(position)
+        if replaced is None and not any(offset > stored.get(p, 0) for p, offset in end.items()):
             return dg.SkipReason("no new events")
         key = cursor_text(end)
         if context.cursor == key:

@@ -13,7 +13,12 @@ escape instead: visible to a person, and inside a JSON string the same character
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import Any, TextIO, TypeVar
+
+Batch = TypeVar("Batch", bound=Sized)
 
 # C0 controls, DEL, C1 controls, and the marks and overrides that reorder text
 _HIDDEN = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x200E, 0x200F, *range(0x202A, 0x202F),
@@ -50,3 +55,54 @@ class VisibleText:
 
     def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
         return getattr(self.stream, name)
+
+
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: ``1 hand``, ``4,003 hands``, ``0 findings``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+class StatusLine:
+    """How far a long command is, one line on standard error rewritten in place
+    (``uth protect: pass 2 of 2: 120,000 events read``), at most every ``every`` seconds.
+    Only on a terminal: a standard error that is a pipe or a file gets nothing, and
+    standard output (``--json`` included) is never touched. :meth:`clear` before the
+    results are printed."""
+
+    def __init__(self, command: str, stream: TextIO | None = None, every: float = 0.25,
+                 clock: Callable[[], float] = time.monotonic, on: bool | None = None) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        try:
+            self.on = bool(self.stream.isatty()) if on is None else on
+        except (AttributeError, ValueError):  # a closed or bare stream: no terminal
+            self.on = False
+        self.command, self.every, self.clock = command, every, clock
+        self.last = float("-inf")
+        self.width = 0
+
+    def __call__(self, text: str, *, now: bool = False) -> None:
+        if not self.on:
+            return
+        moment = self.clock()
+        if not now and moment - self.last < self.every:
+            return
+        self.last = moment
+        line = f"{self.command}: {text}"
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def counting(self, batches: Iterable[Batch], what: str, noun: str) -> Iterator[Batch]:
+        """``batches`` as they are, their items counted on the line: ``what: N nouns read``."""
+        n = 0
+        for batch in batches:
+            n += len(batch)
+            self(f"{what}: {counted(n, noun)} read")
+            yield batch
+        self(f"{what}: {counted(n, noun)} read", now=True)
+
+    def clear(self) -> None:
+        if self.on and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0

@@ -76,8 +76,11 @@ if chart_rows:
     st.altair_chart(chart, width="stretch")
 
 st.subheader("Tables by gaming day, outliers first")
-# one grid, one row per table-day: the hold and the money first, then the hold's control
-# limits and the pace (the table and the day stay in view when the grid scrolls sideways)
+st.caption("The download adds each table-day's control limits (low and high), its pace in "
+           "hands per hour and its ruleset.")
+# one grid, one row per table-day, every column in view at 1,400 pixels: the hold and the
+# money; the limits' bounds, the pace and the ruleset only in the CSV download (with them
+# the grid scrolled sideways)
 grid = ui.frame({
     "Table": rows["table_id"],
     "Gaming day": [day(d) for d in rows["gaming_day"]],
@@ -94,8 +97,9 @@ grid = ui.frame({
     "Hands / hour": [decimal(v) for v in rows["hands_per_hour"]],
     "Ruleset": rows["ruleset"],
 })
+DOWNLOAD_ONLY = ("Hold limit low", "Hold limit high", "Hands / hour", "Ruleset")
 ui.table("floor", ui.highlight_rows(grid, rows["outside"]), hide_index=True,
+         column_order=[c for c in grid.columns if c not in DOWNLOAD_ONLY],
          column_config=ui.fitted(grid, **{"95% limits": "Limits", "Hold % (win ÷ drop)": "Hold %",
-                                          "Hold limit low": "Low", "Hold limit high": "High",
                                           "Theoretical win": "Theo win",
-                                          "Win ÷ handle": "Win÷hdl", "Hands / hour": "Hands/h"}))
+                                          "Win ÷ handle": "Win÷hdl"}))

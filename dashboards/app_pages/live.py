@@ -5,14 +5,13 @@ default; each refresh opens the warehouse only while it reads)."""
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import streamlit as st
 
-from dashboards import queries, ui
+from dashboards import freshness_header, queries, ui
 from dashboards.format import count, moment
 from events.localtime import to_local, to_utc
-from pipeline.freshness import stale_seconds
 
 st.title("Live")
 
@@ -24,28 +23,16 @@ def refresh_seconds() -> float:
         return 5.0
 
 
+IN_PLAY = "in play"  # a hand not ended yet whose table has not moved on
+
 every = refresh_seconds()
 auto = st.toggle(f"Refresh every {every:g} s", value=True, key="live_auto")
 seen: set[str] = st.session_state.setdefault("live_seen", set())
 
 
-def fresh(newest: datetime | None, last_load: datetime | None, tz: str) -> None:
-    """How current the warehouse is, and a warning when no load came for a while."""
-    now = datetime.now(UTC).replace(tzinfo=None)
-    newest_text = moment(to_local(newest, tz)) if newest is not None else "none"
-    if last_load is None:
-        st.caption(f"Newest loaded event {newest_text}; no load recorded.")
-        return
-    age = max(0.0, (now - last_load).total_seconds())
-    st.caption(f"Newest loaded event {newest_text}; last load {moment(to_local(last_load, tz))}"
-               f", {age:,.0f} s ago.")
-    if age > stale_seconds():
-        st.warning(f"The warehouse may be stale: no load for {age:,.0f} s (more than "
-                   f"{stale_seconds():g} s). Is `uth load --follow` or the sensor running?")
-
-
 @st.fragment(run_every=every if auto else None)
 def floor() -> None:
+    freshness_header.header(live=True)
     with ui.warehouse("audit_findings") as con:
         tz = queries.zone(con)
         clock = queries.floor_clock(con)
@@ -56,23 +43,24 @@ def floor() -> None:
         hour = to_utc(local_clock.replace(minute=0, second=0, microsecond=0), tz)
         tables = queries.live_tables(con, clock, hour, tz)
         found = queries.newest_findings(con, tz)
-        newest, last_load = queries.freshness(con)
     st.caption(f"Floor clock {moment(local_clock)} ({ui.md(tz)}): the newest hand or "
                f"finding. This hour: since {local_clock:%H}:00.")
-    fresh(newest, last_load, tz)
     ui.metric_row([
         ("Tables", count(len(tables)), None),
         ("Hands this hour", count(tables["hands_this_hour"].sum()),
          f"Started since {local_clock:%H}:00"),
         ("Hands in the last 60 min", count(tables["hands_last_60_min"].sum()),
          "The floor's hands per hour at its current pace"),
+        ("Hands in play", count((tables["status"] == "in_play").sum()),
+         "Not ended yet, their table not moved on: no finding until one of them is "
+         "left unfinished (pipeline/hands/in_play.py)"),
     ])
     st.subheader("Tables")
     ui.table("live-tables", ui.frame({
         "Table": tables["table_id"], "Last hand": tables["last_hand"],
         "Dealer": tables["dealer_id"],
         "Started": [moment(v) for v in tables["last_started"]],
-        "Status": tables["status"],
+        "Status": [IN_PLAY if s == "in_play" else s for s in tables["status"]],
         "Hands this hour": [count(v) for v in tables["hands_this_hour"]],
         "Hands in the last 60 min": [count(v) for v in tables["hands_last_60_min"]],
     }), hide_index=True, width="stretch")

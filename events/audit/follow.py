@@ -16,21 +16,25 @@ Exactly-once effect, with at-least-once delivery underneath:
    beginning up to that record *quietly* (tables, sequences and settled hands restored,
    nothing published). Findings of hands that ended after the last commit are published
    again, with the same ``finding_id`` (a hash of what the finding says). The publisher of
-   ``uth audit --follow`` (``pipeline.commands.audit.PublishOnce``) reads the findings topic
-   back before each publish and skips every ``finding_id`` already there, so the topic
-   carries each finding once; a store keyed by ``finding_id`` (the warehouse's
-   ``audit_findings``) holds each once whatever the publisher.
+   ``uth audit --follow`` (``pipeline.audit.publish.PublishOnce``) catches its one
+   long-lived reader of the findings topic up before each publish and skips every
+   ``finding_id`` already there, so the topic carries each finding once; a store keyed by
+   ``finding_id`` (the warehouse's ``audit_findings``) holds each once whatever the
+   publisher.
 
 A hand is settled only when its ``HandEnded`` or ``HandVoided`` arrives; a hand still open
 when the auditor stops is audited after the restart. A hand that may never end is reported
 as it happens: past ``MAX_HAND_EVENTS`` events (``overlong_hand``), or silent for
-``stall_seconds`` of table time while its table goes on (``incomplete_hand``). SIGTERM
+``stall_seconds`` of table time while its table goes on, or while its table sends
+nothing at all for ``stall_seconds`` of the follower's wall clock (``incomplete_hand``;
+a restart starts that clock again from the catch-up). SIGTERM
 ends the current batch, publishes, commits and returns.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -79,7 +83,8 @@ class FollowAuditor:
     def __init__(self, log: EventLog, publish: Publish, *, consumer: str = CONSUMER,
                  stop: StopFlag = never, batch: int = 2000,
                  on_message: Callable[[str, dict[str, Any]], None] | None = None,
-                 stall_seconds: float | None = STALL_SECONDS) -> None:
+                 stall_seconds: float | None = STALL_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.log = log
         self.publish = publish
         self.consumer = consumer
@@ -96,6 +101,8 @@ class FollowAuditor:
             on_rejected=self._rejected)
         # a hand silent this long while its table goes on is reported (it may never end)
         self.auditor.stall_seconds = stall_seconds
+        self.clock = clock
+        self.heard: dict[str, float] = {}  # table -> when (clock) its last event was read
 
     # ---------------------------------------------------------------------- messages
 
@@ -131,6 +138,7 @@ class FollowAuditor:
                 self._catch_up(records)
                 self._feed(records)
             self.auditor.flush()
+            self._silent_tables()
             self._publish_and_commit()
         self.auditor.flush()
         self._publish_and_commit()
@@ -144,9 +152,22 @@ class FollowAuditor:
                                 for r, v in zip(records, values, strict=True)])
         self.auditor.feed_many(zip([(r.partition, r.offset) for r in records], items,
                                    strict=True))
+        now = self.clock()
+        for table_id in {i.table_id for i in items if not isinstance(i, Rejection)}:
+            self.heard[table_id] = now
         for r in records:
             if r.offset + 1 > self.known.get(r.partition, 0):
                 self.known[r.partition] = r.offset + 1
+
+    def _silent_tables(self) -> None:
+        """Each table silent longer than the stall time: its open hand is reported."""
+        limit = self.auditor.stall_seconds
+        if limit is None:
+            return
+        now = self.clock()
+        for table_id, heard in self.heard.items():
+            if now - heard > limit:
+                self.auditor.report_silent(table_id, limit)
 
     def _catch_up(self, records: list[Record]) -> None:
         """Rebuild, quietly, what comes before the first record of a partition this

@@ -5,7 +5,8 @@ A hand keeps at most :data:`MAX_HAND_EVENTS` events (its end always): the work o
 one hand is bounded, and a hand with more is reported once as an ``overlong_hand`` (the
 events past the bound are counted, not audited). With ``stall_seconds`` set (``uth audit
 --follow``), a hand that has had no event for that long while its table's events go on is
-reported once as an ``incomplete_hand`` that has not ended.
+reported once as an ``incomplete_hand`` that has not ended; so is one whose table has
+gone silent altogether (:meth:`Intake.report_silent`, on the follower's wall clock).
 
 The common case is taken in bulk: a batch's events are grouped by table; when a table's
 events simply continue its sequence the sequencer takes them at once and they go to their
@@ -229,6 +230,21 @@ class Intake:
             f"Hand {hand_id} has not ended and has had no event for {silent / 60:,.0f} "
             f"minutes (its last at {last}) while table {ev.table_id} went on "
             f"({type(ev).__name__} at {ev.occurred_at}).", ev.event_id, ev.occurred_at)])
+
+    def report_silent(self, table_id: str, limit: float) -> None:
+        """The table has sent nothing for longer than ``limit`` seconds (wall clock, ``uth
+        audit --follow``): its open hand is reported (once), or it would never be."""
+        hand_id = self.current.get(table_id)
+        hand = self.open.get(hand_id) if hand_id is not None else None
+        if hand_id is None or hand is None or not hand[1] or hand_id in self.stalled:
+            return
+        self.stalled.add(hand_id)
+        last = hand[1][-1]
+        self._emit_all([Finding(
+            INCOMPLETE_HAND, hand_id, table_id, None, None, None, None, None,
+            f"Hand {hand_id} has not ended and table {table_id} has sent nothing for more "
+            f"than {limit / 60:,.0f} minutes (the hand's last event at {last.occurred_at}).",
+            last.event_id, last.occurred_at)])
 
     def _process(self, ev: Event, pos: Any) -> None:
         hand_id = ev.hand_id

@@ -68,6 +68,20 @@ def replaced(path: Path, stored: dict[str, object]) -> str | None:
     return None
 
 
+def moved_note(path: Path | None, stored: object, line: int, since: str) -> str | None:
+    """What a reader says when the file at ``path`` is no longer the one whose
+    :func:`fingerprint` ``stored`` was kept with position ``line`` by ``since`` (``consumer
+    'x'``, ``the warehouse``), and reads it from its first line; None when it is the same
+    file (maybe grown), or nothing was stored to tell."""
+    if path is None or not isinstance(stored, dict) or line <= 1:
+        return None
+    why = replaced(path, stored)
+    if why is None:
+        return None
+    return (f"{path} {why} since {since} stored its position (line {line:,}): it was "
+            "rotated or replaced, so it is read from its first line")
+
+
 def followed_moved(path: Path, f: IO[bytes]) -> None:
     """Raise LogUnavailable when the file followed is no longer the one at ``path``
     (rotated: another file there) or was cut shorter than what was read of it."""

@@ -13,15 +13,15 @@ Exactly-once, per sink:
 - Kafka and JSON Lines: the run remembers what it wrote; a failed batch is retried only
   after reading back what of it reached the sink; on start, the sink is read from the
   end stored with the last commit (or, for files, entirely) to know what is there already.
-  With a consumer name the sink's recent records (the tracker's window) are read too, so
-  a conflict re-sent after a restart is dead-lettered, not forwarded.
+  With a consumer name the sink's recent records (the tracker's window) are read too, and
+  a remote sink's every ``(table_id, seq)`` is kept in an index (``events.logs.sink_index``),
+  so a conflict re-sent after a restart, however old, is dead-lettered, not forwarded.
   Without a consumer name there is no stored position: re-running an ingest of the same
   file into Kafka sends it again (downstream consumers still count each ``event_id`` once).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -45,15 +45,8 @@ from events.logs.base import (
     sleep_unless,
 )
 from events.logs.sequence import SequenceTracker
-
-
-class _Ids(msgspec.Struct, frozen=True):
-    event_id: str
-    table_id: str
-    seq: int
-
-
-_ids_decoder = msgspec.json.Decoder(_Ids)
+from events.logs.sink_index import SinkIndex, ids_decoder, index_path
+from events.logs.sink_index import digest as _digest
 
 
 @dataclass
@@ -110,6 +103,7 @@ class Forwarder:
     retry_limit: int = 3  # failed appends in a row before giving up (without --follow)
     retry_wait: float = 1.0
     on_batch: Callable[[IngestReport], None] | None = None
+    window: int = 20_000  # the sequence tracker's (tests make it small)
 
     def __post_init__(self) -> None:
         self.report = IngestReport()
@@ -117,7 +111,8 @@ class Forwarder:
         self.watermark: Cursor = {}
         # event ids found at the sink past the watermark, with the digest of their bytes
         self.at_sink: dict[str, bytes] = {}
-        self.tracker = SequenceTracker()
+        self.tracker = SequenceTracker(window=self.window)
+        self.index: SinkIndex | None = None  # a remote sink's every (table, seq)
 
     # -- setup ---------------------------------------------------------------------------
     def _start(self) -> None:
@@ -129,7 +124,11 @@ class Forwarder:
             meta = _parse_meta(checkpoint.metadata)
             if meta.get("sink") == self.sink.describe():
                 self.watermark = {int(p): int(o) for p, o in meta.get("sink_end", {}).items()}
-        self.tracker = SequenceTracker(expect_start=not self.cursor)
+        self.tracker = SequenceTracker(expect_start=not self.cursor, window=self.window)
+        if self.consumer and not _is_local(self.sink):
+            self.index = SinkIndex(index_path(self.source, self.consumer, self.sink),
+                                   self.sink.describe())
+            self.index.catch_up(self.sink)
         if _is_local(self.sink):
             self._scan_sink({}, seed=True)
             self.watermark = self.sink.end()
@@ -156,7 +155,7 @@ class Forwarder:
             for batch in self.sink.read(start):
                 for record in batch:
                     try:
-                        ids = _ids_decoder.decode(record.value)
+                        ids = ids_decoder.decode(record.value)
                     except (msgspec.ValidationError, msgspec.DecodeError):
                         continue
                     digest = _digest(record.value)
@@ -192,6 +191,9 @@ class Forwarder:
                         self.on_batch(report)
         except LogError as exc:
             report.error = str(exc)
+        finally:
+            if self.index is not None:
+                self.index.close()
         report.late = self.tracker.late
         report.gaps = list(self.tracker.gap_events)
         report.missing = self.tracker.missing()
@@ -209,6 +211,8 @@ class Forwarder:
         sent: list[tuple[Record, Any]] = []
         rejects: list[Rejection] = []
         duplicates = 0
+        old = self.index.known((i.table_id, i.seq) for i in decoded
+                               if not isinstance(i, Rejection)) if self.index else {}
         for record, item in zip(batch, decoded, strict=True):
             if isinstance(item, Rejection):
                 rejects.append(item)
@@ -221,13 +225,12 @@ class Forwarder:
                 else:
                     rejects.append(self._altered(record, item))
                 continue
-            verdict = self.tracker.observe(item.table_id, item.seq, item.event_id, digest)
+            verdict, first = self._verdict(item, digest, old.get((item.table_id, item.seq)))
             if verdict == "duplicate":
                 duplicates += 1
             elif verdict == "altered":
                 rejects.append(self._altered(record, item))
             elif verdict == "conflict":
-                first = self.tracker.tables[item.table_id].seen[item.seq]
                 rejects.append(Rejection(
                     self.source.where(record), "conflict",
                     f"{type(item).__name__}: {item.table_id} seq {item.seq} is already event "
@@ -238,6 +241,8 @@ class Forwarder:
                 ids.append(item.event_id)
                 sent.append((record, item))
         written, dup_at_sink = self._write(records, ids)
+        if self.index is not None and sent:  # acknowledged: recognised however old
+            self.index.add((i.table_id, i.seq, i.event_id, _digest(r.value)) for r, i in sent)
         if dup_at_sink:
             altered = self._altered_at_sink(sent)
             rejects += altered
@@ -252,6 +257,19 @@ class Forwarder:
         if self.consumer:
             meta = json.dumps({"sink": self.sink.describe(), "sink_end": self.watermark})
             self._with_retries(lambda: self.source.commit(self.consumer or "", self.cursor, meta))
+
+    def _verdict(self, item: Any, digest: bytes,
+                 indexed: tuple[str, bytes] | None) -> tuple[str, str | None]:
+        """The tracker's verdict on ``item`` (and the event first stored at its seq), or,
+        for a seq the sink holds (``indexed``) that the tracker's window does not, the
+        index's: a conflict re-sent however long after is still one."""
+        state = self.tracker.tables.get(item.table_id)
+        if indexed is not None and (state is None or item.seq not in state.seen):
+            if indexed[0] != item.event_id:
+                return "conflict", indexed[0]
+            return ("duplicate" if indexed[1] == digest else "altered"), None
+        verdict = self.tracker.observe(item.table_id, item.seq, item.event_id, digest)
+        return verdict, self.tracker.tables[item.table_id].seen.get(item.seq)
 
     def _altered(self, record: Record, item: Any) -> Rejection:
         return Rejection(
@@ -329,10 +347,6 @@ class Forwarder:
                 if (failures >= self.retry_limit and not self.follow) or self.stop():
                     raise
                 time.sleep(self.retry_wait * min(failures, 10))
-
-
-def _digest(value: bytes) -> bytes:
-    return hashlib.blake2b(value, digest_size=16).digest()
 
 
 def _parse_meta(text: str) -> dict[str, Any]:

@@ -50,7 +50,7 @@ from events.logs.base import (
     sleep_unless,
     stored_keys,
 )
-from events.logs.file_identity import fingerprint, followed_moved, replaced
+from events.logs.file_identity import fingerprint, followed_moved, moved_note
 
 if TYPE_CHECKING:
     from events.contract.codec import Rejection
@@ -208,14 +208,10 @@ class JsonlLog(EventLog):
         meta = entry.get("metadata", "")
         if not isinstance(line, int):
             return None
-        stored = entry.get("file")
-        why = (replaced(self.path, stored) if self.path is not None and isinstance(stored, dict)
-               and line > 1 else None)
-        if why is None:
+        note = moved_note(self.path, entry.get("file"), line, f"consumer {consumer!r}")
+        if note is None:
             return Checkpoint({0: int(line)}, str(meta))
-        return Checkpoint({0: 1}, str(meta), (
-            f"{self.path} {why} since consumer {consumer!r} stored its position (line "
-            f"{line:,}): it was rotated or replaced, so it is read from its first line"))
+        return Checkpoint({0: 1}, str(meta), note)
 
     def commit(self, consumer: str, cursor: Cursor, metadata: str = "") -> None:
         path = self._consumers_path()

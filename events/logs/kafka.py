@@ -51,6 +51,7 @@ from events.logs.kafka_config import (
     client_config,
     install_log_redaction,
 )
+from events.logs.kafka_poll import bounded_loop, poll_loop
 
 if TYPE_CHECKING:
     from events.contract.codec import Rejection
@@ -309,48 +310,11 @@ class KafkaLog(EventLog):
                 else:
                     consumer.seek_to_beginning(tp)
             if until is None:
-                yield from self._poll_loop(consumer, follow, stop, max_batch)
+                yield from poll_loop(consumer, follow, stop, max_batch)
             else:
-                yield from self._bounded_loop(consumer, tps, until, max_batch)
+                yield from bounded_loop(consumer, tps, until, max_batch)
         finally:
             consumer.close()
-
-    def _bounded_loop(self, consumer: Any, tps: list[Any], until: Cursor,
-                      max_batch: int) -> Iterator[list[Record]]:
-        """Records below ``until`` until every partition's position reaches it; records
-        written since the read began are left for the next read. Some brokers (Tansu)
-        report as a partition's end the first offset of its last batch plus one: the rest
-        of that batch, created before the read began (its timestamp), is read too, so a
-        floor that stopped writing is still loaded to its last record."""
-        began = int(time.time() * 1000)
-        done: set[Any] = set()
-        idle = 0
-        while True:
-            left = [tp for tp in tps if tp not in done]
-            if not left:
-                return
-            polled = consumer.poll(timeout_ms=100 if idle else 300, max_records=max_batch)
-            batch = []
-            for tp, messages in polled.items():
-                bound = until.get(tp.partition, 0)
-                for m in messages:
-                    if tp in done:
-                        break
-                    if m.offset < bound or 0 <= m.timestamp <= began:
-                        batch.append(Record(tp.partition, m.offset,
-                                            m.key.decode() if m.key else "", m.value))
-                    else:
-                        done.add(tp)
-            for tp in left:  # at its bound and nothing more of before the read: done
-                if tp not in polled and consumer.position(tp) >= until.get(tp.partition, 0):
-                    done.add(tp)
-            if batch:
-                idle = 0
-                yield batch
-                continue
-            idle += 1
-            if idle > 30:  # positions that never reach the bound: a broker that lost records
-                return
 
     def read_group(
         self, group: str, *, follow: bool = True, stop: StopFlag = never, max_batch: int = 2000,
@@ -363,38 +327,10 @@ class KafkaLog(EventLog):
         self._group_consumers[group] = consumer
         try:
             consumer.subscribe([self.target.topic])
-            yield from self._poll_loop(consumer, follow, stop, max_batch)
+            yield from poll_loop(consumer, follow, stop, max_batch)
         finally:
             self._group_consumers.pop(group, None)
             consumer.close()
-
-    def _poll_loop(
-        self, consumer: Any, follow: bool, stop: StopFlag, max_batch: int
-    ) -> Iterator[list[Record]]:
-        idle = 0
-        while not stop():
-            polled = consumer.poll(timeout_ms=200 if follow else 300, max_records=max_batch)
-            batch = [Record(tp.partition, m.offset, m.key.decode() if m.key else "", m.value)
-                     for tp, messages in polled.items() for m in messages]
-            if batch:
-                idle = 0
-                yield batch
-                continue
-            if follow:
-                yield []
-                continue
-            assigned = consumer.assignment()
-            if not assigned:  # a group member before its first assignment
-                idle += 1
-                if idle > 100:
-                    return
-                continue
-            ends = consumer.end_offsets(list(assigned))
-            idle += 1
-            at_end = all(consumer.position(tp) >= ends.get(tp, 0) for tp in assigned)
-            # two empty polls at the reported end, or a reported end never reached
-            if (at_end and idle >= 2) or idle > 30:
-                return
 
     def end(self) -> Cursor:
         self.ensure_topic(self.target.topic)

@@ -36,7 +36,7 @@ _NORMAL = NormalDist()
 FALSE_ALARM_RATE = 1e-4  # per honest player assessed
 THRESHOLD = -_NORMAL.inv_cdf(FALSE_ALARM_RATE)  # 3.719 on the adjusted score
 MIN_HANDS = 50
-DEALER_MIN_HANDS = 50  # a dealer's hands tested on their own from this many
+DEALER_MIN_HANDS = 30  # a dealer's hands tested on their own from this many
 # a longer pause between a seat's hands ends its seat session (the analytics' table and
 # dealer sessions end at the same 30 minutes: pipeline.analytics.common)
 SESSION_GAP_MS = 30 * 60 * 1000
@@ -74,8 +74,9 @@ class Assessment:
     dealers: tuple[DealerShare, ...]
     gain: float  # antes gained from the hidden cards, in the pattern's version
     only_with_dealer: str | None = None  # the evidence is that dealer's hands only
-    # the test that scored highest: "value" (the gains' sum) or "sign <street>" (the sign
-    # test of that street's informative decisions); the streets whose sign test in the
+    # the test that scored highest: "value" (the gains' sum), "sign <street>" (the sign
+    # test of that street's informative decisions) or "sign all" (every street's, counted
+    # per hand); the streets whose sign test in the
     # pattern's version reaches 2 in the strongest group
     test: str = "value"
     streets: tuple[str, ...] = ()
@@ -170,7 +171,8 @@ def _versions(p: PairSums) -> tuple[float, float, float]:
 
 
 STREETS = ("preflop", "flop", "river")
-TESTS = VERSIONS + SIGN_TESTS  # per group of hands: three value tests, nine sign tests
+SIGN_NAMES = (*STREETS, "all")  # the sign tests' streets, then every street together
+TESTS = VERSIONS + SIGN_TESTS  # per group of hands: three value tests, twelve sign tests
 STREET_MARK = 2.0  # a street is named in an alert when its sign test reaches this
 
 
@@ -181,6 +183,16 @@ def tests_of(p: PairSums) -> list[tuple[float, int, int | None]]:
                                                 enumerate(_versions(p))]
     out += [(model_z(p.sign[k], p.sign_var[k]), k % 3, k // 3) for k in range(SIGN_TESTS)]
     return out
+
+
+DEALER_TESTS = 2 * VERSIONS  # per dealer's group: the value tests, the every-street signs
+
+
+def dealer_tests(p: PairSums) -> list[tuple[float, int, int | None]]:
+    """The tests of one dealer's hands with a player: the value tests and the sign tests of
+    every street together (a dealer who flashes shows his cards for the whole hand; the
+    fewer tests, the lower the bar each must reach)."""
+    return [t for t in tests_of(p) if t[2] is None or t[2] == len(STREETS)]
 
 
 def _streets(p: PairSums, version: int) -> tuple[str, ...]:
@@ -194,7 +206,7 @@ SPENDING = math.pi ** 2 / 6  # sum of 1/t^2: the t-th look gets alpha / (SPENDIN
 def crossing_day(days: list[tuple[str, SlipSums]], threshold: float = THRESHOLD
                  ) -> str | None:
     """The sequential test over a player's whole history: after each gaming day they
-    played (the t-th), the twelve tests of all their hands so far, adjusted for twelve
+    played (the t-th), the fifteen tests of all their hands so far, adjusted for fifteen
     tests and a false-alarm share alpha / (SPENDING t^2) of that look (the shares add up
     to alpha over any number of days: an honest player crosses, ever, with probability at
     most 1e-4). The first day the line is crossed, or None."""
@@ -231,7 +243,9 @@ def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = 
 
     A player's scores are tested over all their hands and over the hands of each dealer
     they sat with for at least ``DEALER_MIN_HANDS`` (a hole-carder who sees only when one
-    dealer deals), each by the three value tests and the nine sign tests (``tests_of``);
+    dealer deals), the former by the three value tests and the twelve sign tests
+    (``tests_of``), the latter by the value tests and the every-street sign tests
+    (``dealer_tests``);
     the score is the strongest, adjusted for how many were tested (weighted Bonferroni:
     half the rate to the tests over all hands, half to the dealers' groups). The
     pattern is the version strongest over the hands of that test; the evidence, that
@@ -248,11 +262,12 @@ def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = 
         if len(sums.dealers) > 1:
             groups += [(d, p) for d, p in sorted(sums.dealers.items())
                        if p.n >= DEALER_MIN_HANDS]
-        scored = [(*max(tests_of(p), key=lambda t: t[0]), d, p) for d, p in groups]
+        scored = [(*max(tests_of(p) if d is None else dealer_tests(p), key=lambda t: t[0]),
+                   d, p) for d, p in groups]
         # weighted Bonferroni: half the false-alarm rate to the tests over all the
         # player's hands, half shared by the dealers' groups (all of it when none)
         weights = [TESTS * (2 if len(groups) > 1 else 1)] + [
-            TESTS * 2 * (len(groups) - 1)] * (len(groups) - 1)
+            DEALER_TESTS * 2 * (len(groups) - 1)] * (len(groups) - 1)
         score, _, version, street, only, best = max(
             ((adjusted_score(t[0], w), *t) for t, w in zip(scored, weights, strict=True)),
             key=lambda t: (t[0], t[1], t[4] is None))
@@ -277,9 +292,10 @@ def assess_players(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = 
             dealers=tuple(shares),
             gain=every.gain[version],
             only_with_dealer=only if flagged else None,
-            test="value" if street is None else f"sign {STREETS[street]}",
+            test="value" if street is None else f"sign {SIGN_NAMES[street]}",
             streets=_streets(best, version) if flagged else (),
-            z_sign=max(z for z, _, street in tests_of(every) if street is not None),
+            z_sign=max(z for z, _, street in tests_of(every)
+                       if street is not None and street < len(STREETS)),
             crossed_on=crossing_day(days.get(player, []), threshold),
         ))
     out.sort(key=lambda a: (-a.score, a.player))

@@ -126,7 +126,7 @@ class _Rows:
     def __len__(self) -> int:
         return len(self.complete)
 
-    def add(self, hand: _Hand, seat: int, ended_at: str) -> None:
+    def add(self, hand: _Hand, seat: int, started_ms: int, ended_ms: int) -> None:
         row = len(self)
         ints = self.ints
         ref = hand.refs.get(seat)
@@ -135,12 +135,15 @@ class _Rows:
         self.dealer_id.append(hand.dealer_id)
         self.player_ref.append(None if ref is None else sys.intern(ref))
         bets = hand.bets[seat]
-        for name, value in (("seat", seat), ("ordinal", hand.ordinal),
-                            ("started_ms", _ms(hand.started_at)), ("ended_ms", _ms(ended_at)),
-                            ("ante", bets["ante"]), ("blind", bets.get("blind", 0)),
-                            ("trips", bets.get("trips", 0)), ("play", hand.play.get(seat, 0)),
-                            ("result", hand.result.get(seat, 0))):
-            ints[name].append(value)
+        ints["seat"].append(seat)
+        ints["ordinal"].append(hand.ordinal)
+        ints["started_ms"].append(started_ms)
+        ints["ended_ms"].append(ended_ms)
+        ints["ante"].append(bets["ante"])
+        ints["blind"].append(bets.get("blind", 0))
+        ints["trips"].append(bets.get("trips", 0))
+        ints["play"].append(hand.play.get(seat, 0))
+        ints["result"].append(hand.result.get(seat, 0))
         cards = hand.hole.get(seat)
         if cards is None or len(hand.dealer) != 2 or len(hand.board) != 5:
             self.cards.extend([0] * 9)
@@ -282,9 +285,10 @@ class HandFolder:
             assert isinstance(ev, HandEnded)
             del self._open[hand.hand_id]
             self._ended.add((hand.table_id, hand.hand_id))
+            started, ended = _ms(hand.started_at), _ms(ev.occurred_at)  # once a hand
             for seat in hand.seats:
                 if "ante" in hand.bets.get(seat, {}):
-                    self._rows.add(hand, seat, ev.occurred_at)
+                    self._rows.add(hand, seat, started, ended)
         elif kind is HandVoided:
             del self._open[hand.hand_id]
             self._ended.add((hand.table_id, hand.hand_id))

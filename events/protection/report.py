@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from events.protection.assess import (
+    DEALER_MIN_HANDS,
     MIN_HANDS,
     THRESHOLD,
     Assessment,
@@ -73,7 +74,7 @@ def report_of(tally: Tally, min_hands: int = MIN_HANDS, threshold: float = THRES
     """The report of the seat-hands added up in ``tally`` (with the slips: ``ratings``)."""
     found = assess_players(tally, min_hands, threshold)
     return ProtectionReport(tally.hands, tally.seat_hands, found, dealer_view(found),
-                            dealer_alerts(tally, min_hands, threshold),
+                            dealer_alerts(tally, min(min_hands, DEALER_MIN_HANDS), threshold),
                             slips_of(tally) if ratings else [])
 
 

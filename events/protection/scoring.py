@@ -25,7 +25,9 @@ same M holdings; one card of each for the one-card versions).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, fields
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +38,7 @@ from events.protection.values import (
     VISIBLE,
     Completions,
     completions,
+    one_card_strengths,
     unseen_cards,
     value_both,
     value_one,
@@ -75,14 +78,18 @@ class Gains:
     # (N,) E[V(raise the street's largest multiple) - V(check) | O]: legal_value except
     # after a smaller raise (3x preflop), valued on the same draws
     legal_max: FloatArray
-    # the sign test of informative decisions, per seat-hand (H, 9), column street * 3 +
+    # the sign test of informative decisions, per seat-hand (H, 12), column street * 3 +
     # version (both, first, second): [the decision was the right one with the hidden
-    # card(s) known] minus its chance under honest play, and that chance's variance
+    # card(s) known] minus its chance under honest play, and that chance's variance; the
+    # last three columns (street 3): the hand's decisions on every street together, the
+    # count of right ones minus its mean over the null holdings, and that count's
+    # variance over them (a hand's streets share the dealer's cards: their signs are not
+    # independent, so the hand's count is standardized as one)
     signs: FloatArray | None = None
     sign_var: FloatArray | None = None
 
 
-SIGN_TESTS = 9  # streets x versions
+SIGN_TESTS = 12  # streets x versions, then every street together x versions
 
 
 def _right(f: FloatArray) -> FloatArray:
@@ -144,6 +151,8 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
     t_one = np.zeros((h, m + 2))
     signs = np.zeros((h, SIGN_TESTS))
     sign_var = np.zeros((h, SIGN_TESTS))
+    r_both = np.zeros((h, m + 1))  # right decisions per hand, actual then null holdings
+    r_one = np.zeros((h, m + 2))
     legal = np.zeros(len(decisions.hand))
     legal_max = np.zeros(len(decisions.hand))
     for street in range(3):
@@ -154,13 +163,22 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
             chosen = decisions.multiple[part]
             valued = np.where(chosen > 0, chosen, MAX_MULTIPLE[street])
             sign = np.where(chosen > 0, 1.0, -1.0)
-            draws = rng.rows(sh) if isinstance(rng, KeyedDraws) else rng
-            comp = completions(draws, street, hole[sh], board[sh], ks[street],
-                               COMPLETIONS_STREAM + street)
+            strengths = None
+            if street == 0 and isinstance(rng, KeyedDraws):  # the hole cards' own
+                pairs = hole_pair(hole[sh])
+                table, one_card = preflop_completions(ks[0])
+                comp = _rows(table, pairs)
+                strengths = one_card[pairs[:, None], seen[sh]]
+            else:
+                draws = rng.rows(sh) if isinstance(rng, KeyedDraws) else rng
+                comp = completions(draws, street, hole[sh], board[sh], ks[street],
+                                   COMPLETIONS_STREAM + street)
             f_both = sign[:, None] * value_both(street, valued, comp, holdings[sh])
-            f_one = sign[:, None] * value_one(street, valued, comp, seen[sh])
+            f_one = sign[:, None] * value_one(street, valued, comp, seen[sh], strengths)
             np.add.at(t_both, sh, f_both)
             np.add.at(t_one, sh, f_one)
+            np.add.at(r_both, sh, _right(f_both))
+            np.add.at(r_one, sh, _right(f_one))
             col = 3 * street
             for v, (actual, null) in enumerate(((f_both[:, 0], f_both[:, 1:]),
                                                 (f_one[:, 0], f_one[:, 2:]),
@@ -176,6 +194,12 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
                 d_max = value_both(street, largest, _rows(comp, smaller), holdings[sh[smaller]])
                 legal_max[part[smaller]] = d_max[:, 1:].mean(axis=1)
     inflate = 1.0 + 1.0 / m
+    every = 3 * 3  # the columns of every street together
+    for v, (actual, null) in enumerate(((r_both[:, 0], r_both[:, 1:]),
+                                        (r_one[:, 0], r_one[:, 2:]),
+                                        (r_one[:, 1], r_one[:, 2:]))):
+        signs[:, every + v] = actual - null.mean(axis=1)
+        sign_var[:, every + v] = null.var(axis=1, ddof=1) * inflate
     null_one = t_one[:, 2:]
     mean_one = null_one.mean(axis=1)
     return Gains(
@@ -189,6 +213,41 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
         signs=signs,
         sign_var=sign_var,
     )
+
+
+_PAIRS = np.stack(np.triu_indices(52, 1), axis=1).astype(np.int64)  # the 1,326 hole pairs
+_PAIR_INDEX = np.full((52, 52), -1, dtype=np.int64)
+_PAIR_INDEX[_PAIRS[:, 0], _PAIRS[:, 1]] = _PAIR_INDEX[_PAIRS[:, 1], _PAIRS[:, 0]] = np.arange(
+    len(_PAIRS))
+
+
+def hole_pair(hole: IntArray) -> IntArray:
+    """Each row's two hole cards (N, 2) as the index of their pair, in either order."""
+    out: IntArray = _PAIR_INDEX[hole[:, 0], hole[:, 1]]
+    return out
+
+
+@cache
+def preflop_completions(k: int) -> tuple[Completions, npt.NDArray[np.int32]]:
+    """``k`` preflop completions of each of the 1,326 hole pairs, with the player's side
+    evaluated once (strength, blind pay, the continuation's flop raise and river call),
+    and the dealer's strength with each of the 52 cards as the one he shows on each
+    completion (1326, 52, k): a preflop decision's one-card values read them, evaluated
+    once a process rather than 11 x k times a decision.
+
+    Before the flop a player's observation is their two cards alone, so the completions a
+    preflop decision is valued on are drawn per pair of hole cards (from the pair's own
+    key), not per seat-hand: every seat-hand holding the pair shares them, and they are
+    worked out once a process (53,000 boards instead of 40 a seat-hand). They do not
+    depend on the dealer's cards, so a hand's gain keeps its null mean and variance given
+    them; nor on the hands scored with it, or the slices and loads they came in."""
+    keys = np.array([int.from_bytes(hashlib.blake2b(f"preflop\x1f{a}\x1f{b}".encode(),
+                                                    digest_size=8).digest(), "little")
+                     for a, b in _PAIRS.tolist()], dtype=np.uint64)
+    comp = completions(KeyedDraws(keys), 0, _PAIRS, np.zeros((len(_PAIRS), 5), np.int64), k,
+                       COMPLETIONS_STREAM)
+    every = np.broadcast_to(np.arange(52, dtype=np.int64), (len(_PAIRS), 52))
+    return comp, one_card_strengths(comp, every)
 
 
 def _rows(comp: Completions, rows: IntArray) -> Completions:

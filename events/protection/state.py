@@ -51,7 +51,8 @@ def _key(*parts: object) -> str:
 def player_row(player: str, p: PlayerSums) -> Row:
     return ("player", player, _dumps({
         "decisions": p.decisions, "seats": sorted(p.seats), "tables": p.tables,
-        "dealers": {d: [s.n, s.gain, s.var, [list(t) for t in s.top], s.sign, s.sign_var]
+        "dealers": {d: [s.n, s.gain, s.var, [list(t) for t in s.top], s.sign, s.sign_var,
+                        s.squares]
                     for d, s in p.dealers.items()}}))
 
 
@@ -108,8 +109,8 @@ def load(rows: Iterable[tuple[str, str, str]]) -> tuple[Tally, Sessions]:
             tally.players[key] = PlayerSums(
                 dealers={d: PairSums(int(n), [float(x) for x in g], [float(x) for x in var],
                                      [_top(t) for t in top], [float(x) for x in sign],
-                                     [float(x) for x in svar])
-                         for d, (n, g, var, top, sign, svar) in v["dealers"].items()},
+                                     [float(x) for x in svar], [float(x) for x in sq])
+                         for d, (n, g, var, top, sign, svar, sq) in v["dealers"].items()},
                 decisions=int(v["decisions"]), seats={int(s) for s in v["seats"]},
                 tables={t: int(n) for t, n in v["tables"].items()})
         elif kind == "dealer":

@@ -52,8 +52,12 @@ def _tops() -> list[Top]:
     return [[], [], []]
 
 
-def _nine() -> list[float]:
+def _signs() -> list[float]:
     return [0.0] * SIGN_TESTS
+
+
+def _tests() -> list[float]:
+    return [0.0] * (VERSIONS + SIGN_TESTS)
 
 
 def _merge(top: Top, more: Top) -> Top:
@@ -71,8 +75,13 @@ class PairSums:
     var: list[float] = field(default_factory=_three)
     top: list[Top] = field(default_factory=_tops)
     # the sign tests of informative decisions (``scoring``), per street and version
-    sign: list[float] = field(default_factory=_nine)
-    sign_var: list[float] = field(default_factory=_nine)
+    sign: list[float] = field(default_factory=_signs)
+    sign_var: list[float] = field(default_factory=_signs)
+    # per test (the three value tests, then the twelve sign tests), the sum of the
+    # seat-hands' squared statistics: the spread of this player's figures with this
+    # dealer as they are, whatever the player sees (``dealers``: a dealer's hands against
+    # the same player's hands with other dealers)
+    squares: list[float] = field(default_factory=_tests)
 
 
 @dataclass
@@ -94,6 +103,8 @@ class PlayerSums:
             for k in range(SIGN_TESTS):
                 out.sign[k] += p.sign[k]
                 out.sign_var[k] += p.sign_var[k]
+            for k in range(VERSIONS + SIGN_TESTS):
+                out.squares[k] += p.squares[k]
         return out
 
 
@@ -132,7 +143,7 @@ class SlipSums:
     cost: float = 0.0
     tables: dict[str, list[int]] = field(default_factory=dict)  # [seat-hands, start, end]
     stakes: dict[str, list[int]] = field(default_factory=dict)  # ruleset: [antes, trips]
-    # the day's part of the player's tests (three value, nine sign: ``assess.tests_of``),
+    # the day's part of the player's tests (three value, twelve sign: ``assess.tests_of``),
     # sums and null variances: what the sequential test adds up day after day
     stats: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
     stat_var: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
@@ -224,6 +235,8 @@ class Tally:
                 for k in range(SIGN_TESTS)]
         svar = [np.bincount(pair, weights=sign_var[:, k], minlength=m).tolist()
                 for k in range(SIGN_TESTS)]
+        squares = [np.bincount(pair, weights=exact(x * x), minlength=m).tolist()
+                   for x in (*g, *signs.T)]
         for j, (player, dealer) in enumerate(pairs):
             sums = self.players.setdefault(player, PlayerSums())
             p = sums.dealers.setdefault(dealer, PairSums())
@@ -235,6 +248,8 @@ class Tally:
             for k in range(SIGN_TESTS):
                 p.sign[k] += sign[k][j]
                 p.sign_var[k] += svar[k][j]
+            for k, sq in enumerate(squares):
+                p.squares[k] += sq[j]
         decisions = np.bincount(sh.dec_hand, minlength=n).tolist()
         for player, table, seat, d in zip(players, sh.table_id, sh.seat.tolist(), decisions,
                                           strict=True):

@@ -25,6 +25,7 @@ both dealer cards known is exact, and with one known it is the exact mean over t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,7 @@ BoolArray = npt.NDArray[np.bool_]
 VISIBLE = (0, 3, 5)  # board cards the player has seen at each street's decision
 MAX_MULTIPLE = (4, 2, 1)
 STRAIGHT = 4
+PAIR_STRENGTH = 1277  # the weakest pair's strength: the dealer qualifies from here
 # the blind table of every seed (royal, straight flush, quads, full house, flush, straight)
 BLIND_PAYS = np.array([0, 0, 0, 0, 1, 1.5, 3, 10, 50, 500], dtype=np.float64)
 
@@ -131,36 +133,45 @@ def completions(rng: np.random.Generator | KeyedDraws, street: int, hole: IntArr
     return Completions(full, drawn, extra, ps, blind, flop_r, river_r)
 
 
-def _outcome(m: float | FloatArray, win: BoolArray, lose: BoolArray, dq: FloatArray,
-             blind: FloatArray) -> FloatArray:
-    """Net of ante, blind and a play wager of ``m`` antes."""
-    out: FloatArray = win * (m + dq + blind) - lose * (m + dq + 1.0)
-    return out
-
-
-def raise_minus_check(street: int, multiple: IntArray, comp: Completions, ds: IntArray
+def raise_minus_check(street: int, multiple: IntArray, comp: Completions,
+                      ds: npt.NDArray[np.integer[Any]]
                       ) -> FloatArray:
     """``D`` per (decision, holding, completion) given the dealer strengths ``ds``
-    (N, Q, K); ``multiple`` (N,) is the raise valued (its street's largest for a check)."""
-    ps = comp.ps[:, None, :]
+    (N, Q, K); ``multiple`` (N,) is the raise valued (its street's largest for a check).
+
+    Where the check goes on with a play wager of ``c`` antes (2 on the flop, 1 on the
+    river), ante, blind and dealer qualification settle alike on both sides and ``D`` is
+    ``(m - c)`` won or lost; where it folds (-2 antes) ``D`` is the raise's own result + 2."""
+    ps = comp.ps[:, None, :].astype(ds.dtype)
     win, lose = ps > ds, ps < ds
-    dq = (category(ds) >= 1).astype(np.float64)
-    blind = comp.blind[:, None, :]
-    raised = _outcome(multiple[:, None, None].astype(np.float64), win, lose, dq, blind)
+    f32 = np.float32
+    m = multiple[:, None, None].astype(f32)
+    # the dealer qualifies: a pair or better (a holding that collides with the completion
+    # has a meaningless strength, -1, left out of the mean: counted as the category table
+    # counts it, so that every figure is the same). The figures are small multiples of
+    # half an ante: exact in single precision, and half the memory to go through.
+    a = m + ((ds >= PAIR_STRENGTH) | (ds < 0))
+    folded = np.where(win, a + (comp.blind[:, None, :] + 2.0).astype(f32),
+                      np.where(lose, f32(1.0) - a, f32(2.0)))
     if street == 2:
-        return raised + 2.0
-    call = np.where(comp.river_raise[:, None, :], _outcome(1.0, win, lose, dq, blind), -2.0)
+        return folded.astype(np.float64)
+    c = np.where(comp.river_raise, f32(1.0), f32(0.0))
     if street == 0:
-        call = np.where(comp.flop_raise[:, None, :], _outcome(2.0, win, lose, dq, blind), call)
-    out: FloatArray = raised - call
+        c = np.where(comp.flop_raise, f32(2.0), c)
+    gain = m - c[:, None, :]
+    played = np.where(win, gain, np.where(lose, -gain, f32(0.0)))
+    out: FloatArray = np.where((c > 0)[:, None, :], played, folded)
     return out
 
 
 def _mean_valid(d: FloatArray, valid: BoolArray) -> FloatArray:
     """Mean over completions of the valid ones (all of them when none is)."""
     count = valid.sum(axis=2)
-    total = np.where(valid, d, 0.0).sum(axis=2)
-    out: FloatArray = np.where(count > 0, total / np.maximum(count, 1), d.mean(axis=2))
+    total = np.where(valid, d, d.dtype.type(0)).sum(axis=2, dtype=np.float64)
+    out: FloatArray = total / np.maximum(count, 1)
+    none = count == 0
+    if none.any():
+        out[none] = d[none].mean(axis=1, dtype=np.float64)
     return out
 
 
@@ -177,19 +188,27 @@ def value_both(street: int, multiple: IntArray, comp: Completions, holdings: Int
         comp = Completions(comp.board[:, :1], comp.drawn[:, :1], comp.extra[:, :1],
                            comp.ps[:, :1], comp.blind[:, :1], comp.flop_raise[:, :1],
                            comp.river_raise[:, :1])
-    ds = evaluate_split(holdings, comp.board).astype(np.int64)
+    ds = evaluate_split(holdings, comp.board)
     d = raise_minus_check(street, multiple, comp, ds)
     if street == 2:
-        return d[:, :, 0]
+        out: FloatArray = d[:, :, 0].astype(np.float64)
+        return out
     hits = (_card_masks(comp.drawn)[:, None, :] & _card_masks(holdings)[:, :, None]) != 0
     return _mean_valid(d, ~hits)
 
 
-def value_one(street: int, multiple: IntArray, comp: Completions, seen: IntArray
-              ) -> FloatArray:
-    """Mean ``D`` with one dealer card known, for each of P such cards (N, P): (N, P)."""
+def one_card_strengths(comp: Completions, seen: IntArray) -> npt.NDArray[np.int32]:
+    """The dealer's strength with each seen card (N, P) and each completion's second card
+    and board: (N, P, K)."""
     rest = np.concatenate([comp.extra[:, :, None], comp.board], axis=2)  # (N, K, 6)
-    ds = evaluate_split(seen[:, :, None], rest).astype(np.int64)
+    return evaluate_split(seen[:, :, None], rest)
+
+
+def value_one(street: int, multiple: IntArray, comp: Completions, seen: IntArray,
+              strengths: npt.NDArray[np.int32] | None = None) -> FloatArray:
+    """Mean ``D`` with one dealer card known, for each of P such cards (N, P): (N, P).
+    ``strengths``: :func:`one_card_strengths`, when already known."""
+    ds = one_card_strengths(comp, seen) if strengths is None else strengths
     d = raise_minus_check(street, multiple, comp, ds)
     taken = _card_masks(np.concatenate([comp.extra[:, :, None], comp.drawn], axis=2))
     hits = (taken[:, None, :] & np.left_shift(np.int64(1), seen)[:, :, None]) != 0

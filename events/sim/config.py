@@ -46,10 +46,13 @@ class SimConfig:
     # players seated for the whole run, by profile: player i at table i % tables, seat
     # i // tables + 1 (the other seats stay empty); None: players come and go
     roster: tuple[str, ...] | None = None
+    dealers: int = 3  # per table, taking shifts in turn (a flashing dealer deals 1/dealers)
 
     def __post_init__(self) -> None:
         if self.tables < 1 or self.hands < 0:
             raise ValueError("tables must be at least 1 and hands not negative")
+        if self.dealers < 1:
+            raise ValueError("dealers must be at least 1 a table")
         for name in ("mispay_rate", "void_rate", "dispute_rate"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name.replace('_', '-')} must be between 0 and 1")
@@ -57,6 +60,9 @@ class SimConfig:
             raise ValueError("pace must be a positive number of hands per hour")
         parse_start(self.start)
         if self.roster is not None:
+            if any(split_profile(p)[1] >= self.dealers for p in self.roster):
+                raise ValueError(f"a roster entry's @N names a dealer past the table's "
+                                 f"{self.dealers}")
             unknown = sorted({split_profile(p)[0] for p in self.roster} - set(PROFILES))
             if unknown:
                 raise ValueError(f"unknown player profile {unknown[0]!r}: one of "
@@ -95,8 +101,8 @@ def table_specs(config: SimConfig, rng: np.random.Generator) -> list[TableSpec]:
             dealing_order=str(rng.choice(list(rs.dealing_orders))),
             decks=str(rng.choice(list(rs.decks))),
             busyness=float(rng.uniform(0.35, 0.6) if online else rng.uniform(0.4, 0.85)),
-            dealers=tuple(f"D{3 * i + k + 1:04d}" for k in range(3)),
-            dealer_care=tuple(float(x) for x in rng.gamma(2.0, 0.5, 3)),
+            dealers=tuple(f"D{config.dealers * i + k + 1:04d}" for k in range(config.dealers)),
+            dealer_care=tuple(float(x) for x in rng.gamma(2.0, 0.5, config.dealers)),
             opens_at=start + 1000 * int(rng.integers(0, stagger)),
             roster=None if config.roster is None else config.roster[i::config.tables],
         ))

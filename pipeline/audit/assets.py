@@ -33,8 +33,9 @@ def audit_hands(context: dg.AssetExecutionContext,
                              warehouse.hands_per_chunk, warehouse.audit_workers)
     context.log.info(f"audited {stats.hands} hands from {stats.events} events: "
                      f"{stats.findings} findings, {stats.sequence_findings} sequence findings")
-    yield dg.MaterializeResult(asset_key="hands", metadata={"hands_audited": stats.hands,
-                                                            "events_read": stats.events})
+    yield dg.MaterializeResult(asset_key="hands", metadata={
+        "hands_audited": stats.hands, "hands_audited_again": stats.again,
+        "events_read": stats.events})
     yield dg.MaterializeResult(asset_key="wagers", metadata={"hands_audited": stats.hands})
     yield dg.MaterializeResult(asset_key="audit_findings", metadata={
         "hand_findings": stats.findings, "tables_sequence_checked": stats.tables,

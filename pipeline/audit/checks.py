@@ -25,23 +25,32 @@ ORDER BY hand_id
 """
 
 
-# metadata values in cents (summed over every currency): shown as money, stored as cents
+# metadata values in cents, one sum per currency ({"EUR": -1250, "USD": 3400}): shown as
+# money in each currency, never added across currencies
 CENTS_KEYS = frozenset({"sum_recorded_results", "sum_house_win"})
 
 
 def payouts_balance(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
     """Per hand, the payouts and adjustments recorded in the events equal the wagers'
-    recorded results; and the hold rollup's house win equals minus their sum."""
+    recorded results; and, in each currency, the hold rollup's house win equals minus
+    their sum."""
     with connected(source) as con:
         off = con.execute(BALANCE_SQL).fetchall()
-        recorded, win = con.execute("""SELECT
-            (SELECT coalesce(sum(recorded_result), 0) FROM wagers WHERE gaming_day IS NOT NULL),
-            (SELECT coalesce(sum(house_win), 0) FROM table_hold_daily)""").fetchall()[0]
+        recorded = dict(con.execute("""SELECT coalesce(h.currency, ''), sum(w.recorded_result)
+            FROM wagers w LEFT JOIN hands h USING (hand_id)
+            WHERE w.gaming_day IS NOT NULL AND w.recorded_result IS NOT NULL
+            GROUP BY 1 ORDER BY 1""").fetchall())
+        win = dict(con.execute("""SELECT coalesce(currency, ''), sum(house_win)
+            FROM table_hold_daily WHERE house_win IS NOT NULL
+            GROUP BY 1 ORDER BY 1""").fetchall())
+    recorded = {c: int(v) for c, v in recorded.items()}
+    win = {c: int(v) for c, v in win.items()}
     meta: dict[str, Any] = {"hands_off_balance": len(off), "sum_recorded_results": recorded,
                             "sum_house_win": win}
     if off:
         meta["first_hands_off"] = "\n".join(f"{h}: events {a}, wagers {b}" for h, a, b in off[:10])
-    return not off and win == -recorded, meta
+    balanced = all(win.get(c, 0) == -recorded.get(c, 0) for c in {*recorded, *win})
+    return not off and balanced, meta
 
 
 def findings_reported(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:

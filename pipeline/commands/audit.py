@@ -19,7 +19,8 @@ exit 0.
 
 ``--table``, ``--dealer``, ``--kind`` (each repeatable), ``--since`` and ``--until`` (local
 time in ``UTH_TIMEZONE`` unless given with ``Z`` or an offset) keep only the findings that
-match; ``--csv`` writes them as CSV (one row per finding, the ``--json`` fields).
+match; ``--csv`` writes them as CSV (one row per finding, the ``--json`` fields, money
+in currency units beside the table's ``currency``).
 
 Exit status: 0 when the audit ran (whatever it found), 2 when the source cannot be read.
 """
@@ -49,7 +50,8 @@ def register(sub: Any) -> None:
                    help="Kafka topic the findings are published to (with --follow)")
     p.add_argument("--stalled-after", type=float, default=30.0, metavar="MINUTES",
                    help="with --follow: report a hand with no event for this long (table "
-                        "time) while its table goes on (default 30)")
+                        "time) while its table goes on, or while its table sends nothing "
+                        "(wall clock) (default 30)")
     p.add_argument("--positions", action="store_true",
                    help="give each finding the line (or log offset) of its event: a second "
                         "pass over the source")
@@ -112,10 +114,10 @@ def decoded_batches(source: str, batch: int = BATCH, *,
 
 
 def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
-                 positions: bool = False) -> Any:
+                 positions: bool = False, currencies: dict[str, str] | None = None) -> Any:
     """Audit everything in ``source``; the ``AuditReport``. With ``positions`` findings
     get the position of the event that showed them (a second look at the source, when
-    there are any)."""
+    there are any). ``currencies``, when given, is filled with each table's currency."""
     from events.audit.auditor import BULK_HANDS, Auditor
     from pipeline.gc_policy import bulk_work
 
@@ -124,6 +126,8 @@ def audit_source(source: str, *, records: bool = False, batch: int = BATCH,
         for items in decoded_batches(source, batch):
             auditor.feed_many(items)
         report = auditor.finish()
+    if currencies is not None:
+        currencies.update({t: c.currency for t, c in auditor.tables.items() if c.currency})
     if positions and report.findings:
         report.findings = locate(report.findings, source, batch)
     return report
@@ -160,12 +164,13 @@ def _records_of(source: str, wanted: set[str], batch: int) -> dict[str, Any]:
 
 
 CSV_FIELDS = ("finding_id", "kind", "table_id", "hand_id", "dealer_id", "seat", "spot",
-              "expected", "recorded", "detail", "occurred_at", "event_id", "position")
+              "expected", "recorded", "currency", "detail", "occurred_at", "event_id",
+              "position")
 
 
 def run(args: argparse.Namespace) -> int:
     from events.logs import LogError
-    from pipeline.finding_filters import Filter, exclusive_formats, write_csv
+    from pipeline.finding_filters import Filter, exclusive_formats, finding_row, write_csv
 
     if refused := exclusive_formats(args, "audit"):
         print(refused, file=sys.stderr)
@@ -173,7 +178,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.follow:
             return _follow(args)
-        report = audit_source(args.source, batch=args.batch, positions=args.positions)
+        currencies: dict[str, str] = {}
+        report = audit_source(args.source, batch=args.batch, positions=args.positions,
+                              currencies=currencies)
     except (LogError, OSError) as exc:
         print(f"uth audit: {exc}", file=sys.stderr)
         return 2
@@ -183,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         report.findings = [f for f in report.findings if chosen.keep(f)]
         report.disputes = [d for d in report.disputes if chosen.keep(d)]
     if args.csv:
-        write_csv((f.to_json() for f in report.findings), CSV_FIELDS, sys.stdout)
+        write_csv((finding_row(f, currencies) for f in report.findings), CSV_FIELDS, sys.stdout)
         return 0
     if args.json:
         write_json(report, sys.stdout)
@@ -246,6 +253,7 @@ def write_text(report: Any, out: IO[str]) -> None:
 def _follow(args: argparse.Namespace) -> int:
     from events.audit.follow import FollowAuditor
     from events.logs import open_log
+    from pipeline.audit.publish import PublishOnce
 
     stopping = {"now": False}
 
@@ -273,7 +281,11 @@ def _follow(args: argparse.Namespace) -> int:
         follower = FollowAuditor(log, sink, consumer=args.consumer, batch=args.batch,
                                  stop=lambda: stopping["now"], on_message=show,
                                  stall_seconds=args.stalled_after * 60)
-        summary = follower.run()
+        try:
+            summary = follower.run()
+        finally:
+            if isinstance(sink, PublishOnce):
+                sink.close()
     if args.json:
         print(json.dumps({"summary": summary}), flush=True)
     else:
@@ -323,50 +335,11 @@ def stop_sentence(summary: dict[str, int]) -> str:
             f"{'' if summary.get('commits', 0) == 1 else 's'}.")
 
 
-class PublishOnce:
-    """Publishes findings to a log, skipping any ``finding_id`` the log already holds.
-
-    After a crash between publishing and committing, the restarted auditor settles the same
-    hands again and produces the same findings (same ``finding_id``). Before each publish the
-    findings log is read from where this publisher last read to its end (findings are few,
-    so this is cheap), so a finding already there, from this process, an earlier one, or
-    the member that owned the partition before a rebalance, is not published twice.
-    """
-
-    def __init__(self, findings: Any) -> None:
-        self.findings = findings
-        self.cursor: dict[int, int] = {}
-        self.seen: set[str] = set()
-        self.skipped = 0
-
-    def _refresh(self) -> None:
-        for records in self.findings.read(dict(self.cursor) or None, follow=False):
-            for record in records:
-                self.cursor[record.partition] = record.offset + 1
-                try:
-                    self.seen.add(str(json.loads(record.value)["finding_id"]))
-                except (ValueError, KeyError, TypeError):
-                    continue  # not a finding of ours: nothing to de-duplicate against
-
-    def __call__(self, messages: list[tuple[str, bytes]]) -> None:
-        self._refresh()
-        fresh: list[tuple[str, bytes]] = []
-        for key, value in messages:
-            fid = json.loads(value).get("finding_id")
-            if fid is not None and fid in self.seen:
-                self.skipped += 1
-                continue
-            if fid is not None:
-                self.seen.add(fid)
-            fresh.append((key, value))
-        if fresh:
-            self.findings.append(fresh)
-
-
 def _findings_sink(args: argparse.Namespace, log: Any) -> Any:
     """Where findings go: the Kafka topic on the source's cluster, else nowhere more than
     the standard output."""
     from events.logs.kafka import KafkaLog
+    from pipeline.audit.publish import PublishOnce
 
     if isinstance(log, KafkaLog):
         servers = ",".join(log.target.servers)

@@ -147,11 +147,19 @@ def run(args: argparse.Namespace) -> int:
         injected = [json.loads(line) for line in truth.read_text().splitlines() if line]
         print(f"dealer errors injected by the simulator: {len(injected)} "
               f"(ground truth in {truth})")
+        stopping = args.kafka and not os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
+        if stopping:  # the local broker keeps nothing: the commands below need a log
+            kept = f"sqlite:///{(args.dir / 'events.db').resolve()}"
+            _step(f"copy the broker's events to {kept} (the broker stops with the demo)")
+            code = uth(["ingest", "--source", log_url, "--sink", kept, "--quiet"])
+            if code:
+                return code
+            log_url = kept
     hand = report["mispays"][0] if report["mispays"] else "<HAND_ID>"
     print(f"\nDone in {time.monotonic() - started:.0f}s. Next:")
-    if args.kafka and not os.environ.get("KAFKA_BOOTSTRAP_SERVERS"):
-        print("  (the local broker stopped with the demo and kept nothing: the warehouse "
-              "holds every event; set KAFKA_BOOTSTRAP_SERVERS to keep a broker's log)")
+    if stopping:
+        print(f"  (the local broker stopped with the demo; its events are kept in {log_url}, "
+              "which the commands below read)")
     print(f"  dashboards:   .venv/bin/uth dashboards --warehouse {warehouse}")
     print(f"  Dagster UI:   UTH_SOURCE={log_url} UTH_WAREHOUSE={warehouse} "
           ".venv/bin/dg dev")

@@ -10,7 +10,8 @@ Every criterion given must match: ``--table``, ``--dealer``, ``--seat`` (a seat 
 ``Z`` or an offset), ``--status`` (settled, voided, incomplete), ``--outcome`` (the player's
 recorded net on the hand: win, lose or push; of ``--seat``, else of any seat) and ``--card``
 (dealt to anyone; repeat for more). Latest first, ``--limit`` of them (default 50).
-``--json`` writes one object per hand, ``--csv`` a CSV table.
+``--json`` writes one object per hand (nets in cents), ``--csv`` a CSV table (``net``, every
+seat's together, and ``nets``, seat:amount, in currency units beside the ``currency``).
 
 Exit status: 0 when the log was read (whether or not a hand matched), 2 when it cannot be.
 """
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FIELDS = ("hand_id", "table_id", "dealer_id", "seats", "started_at", "ended_at", "status",
-          "board", "nets")
+          "board", "net", "nets", "currency")
 
 
 def _card(text: str) -> str:
@@ -68,6 +69,7 @@ class HandSummary:
     started_at: str | None = None
     ended_at: str | None = None
     status: str = "incomplete"
+    currency: str | None = None  # its table's
     board: list[str] = field(default_factory=list)
     cards: set[str] = field(default_factory=set)
     paid: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, spot) -> amount
@@ -85,7 +87,8 @@ class HandSummary:
                 "dealer_id": self.dealer_id, "seats": list(self.seats),
                 "started_at": self.started_at, "ended_at": self.ended_at,
                 "status": self.status, "board": self.board,
-                "nets": {str(k): v for k, v in sorted(self.nets.items())}}
+                "nets": {str(k): v for k, v in sorted(self.nets.items())},
+                "currency": self.currency}
 
 
 def summaries(source: str) -> dict[str, HandSummary]:
@@ -96,14 +99,18 @@ def summaries(source: str) -> dict[str, HandSummary]:
     from pipeline.commands.audit import read_batches
 
     hands: dict[str, HandSummary] = {}
+    currencies: dict[str, str] = {}  # table -> the currency it last opened in
     for chunk in read_batches(source):
         for ev in decode_records(chunk):
             hand_id = getattr(ev, "hand_id", None)
             if hand_id is None:
+                if type(ev).__name__ == "TableOpened":
+                    currencies[ev.table_id] = ev.payload.currency  # type: ignore[union-attr]
                 continue
             h = hands.get(hand_id)
             if h is None:
-                h = hands[hand_id] = HandSummary(hand_id, ev.table_id)  # type: ignore[union-attr]
+                table = ev.table_id  # type: ignore[union-attr]
+                h = hands[hand_id] = HandSummary(hand_id, table, currency=currencies.get(table))
             _apply(h, ev)
     return hands
 
@@ -164,10 +171,14 @@ def run(args: argparse.Namespace) -> int:
                    key=lambda h: (h.started_at or "", h.hand_id), reverse=True)
     shown = found[:max(0, args.limit)]
     if args.csv:
-        rows = [{**h.to_json(), "seats": " ".join(map(str, h.seats)),
-                 "board": " ".join(h.board),
-                 "nets": " ".join(f"{k}:{v}" for k, v in sorted(h.nets.items()))}
-                for h in shown]
+        from events.money import units
+        from pipeline.finding_filters import in_units
+
+        rows = [in_units({**h.to_json(), "seats": " ".join(map(str, h.seats)),
+                          "board": " ".join(h.board), "net": sum(h.nets.values()),
+                          "nets": " ".join(f"{k}:{units(v, h.currency)}"
+                                           for k, v in sorted(h.nets.items()))},
+                         ("net",), h.currency) for h in shown]
         write_csv(rows, FIELDS, sys.stdout)
     elif args.json:
         for h in shown:

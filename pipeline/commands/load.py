@@ -180,7 +180,7 @@ def load_once(args: argparse.Namespace) -> int:
 
             print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
             try:
-                return report_unchanged(args.warehouse, position)
+                return report_unchanged(args.warehouse, position, args.source)
             except WarehouseBusy as exc:  # another load began writing meanwhile
                 print(f"uth load: {exc}", file=sys.stderr)
                 return 1
@@ -228,11 +228,13 @@ def _metadata(result: Any) -> dict[str, dict[str, Any]]:
 
 
 def _shown(key: str, value: Any) -> str:
+    """A check's metadata value as a person reads it: counts with separators, sums of
+    money one figure per currency (``-1,234.00 USD, 56.00 EUR``)."""
     from events.money import money
     from pipeline.audit.checks import CENTS_KEYS
 
-    if key in CENTS_KEYS and isinstance(value, int):
-        return f"{money(value)} (all currencies)"
+    if key in CENTS_KEYS and isinstance(value, dict):
+        return ", ".join(money(int(c), cur) for cur, c in value.items()) or "0.00"
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
@@ -262,6 +264,8 @@ def _said(err: Any, interrupted: bool = False) -> str:
 def report(result: Any, warehouse: str) -> int:
     import dagster as dg
 
+    from pipeline.terminal import counted
+
     if not result.success:
         interrupted = False
         for event in result.all_events:
@@ -282,16 +286,23 @@ def report(result: Any, warehouse: str) -> int:
         return INTERRUPTED if interrupted else 1
     meta = _metadata(result)
     ev, hands = meta.get("events", {}), meta.get("hands", {})
+    if ev.get("source_note"):  # the source file was rotated or replaced since the last load
+        print(f"uth load: note: {ev['source_note']}", file=sys.stderr)
     findings = meta.get("audit_findings", {})
-    print(f"loaded {ev.get('new_events', 0):,} new events from {ev.get('records_read', 0):,} "
-          f"records ({ev.get('duplicates', 0):,} duplicates ignored, "
+    print(f"loaded {counted(ev.get('new_events', 0), 'new event')} from "
+          f"{counted(ev.get('records_read', 0), 'record')} "
+          f"({counted(ev.get('duplicates', 0), 'duplicate')} ignored, "
           f"{ev.get('rejected', 0):,} rejected to dead_letters)")
-    # hands audited as their events were loaded, and then by the audit step
-    audited = ev.get("hands_audited", 0) + hands.get("hands_audited", 0)
+    # hands audited as their events were loaded (new hands), then by the audit step: a
+    # hand the warehouse held already (a dispute, a late payout came) is counted once
+    again = hands.get("hands_audited_again", 0)
+    audited = ev.get("hands_audited", 0) + hands.get("hands_audited", 0) - again
     found = ev.get("hand_findings", 0) + findings.get("hand_findings", 0)
-    print(f"audited {audited:,} hands ({found:,} findings, "
-          f"{findings.get('sequence_findings', 0):,} sequence findings in "
-          f"{findings.get('tables_sequence_checked', 0):,} tables)")
+    twice = (f"{again:,} of them again, after a later event of theirs arrived; "
+             if again else "")
+    print(f"audited {counted(audited, 'hand')} ({twice}{counted(found, 'finding')}, "
+          f"{counted(findings.get('sequence_findings', 0), 'sequence finding')} in "
+          f"{counted(findings.get('tables_sequence_checked', 0), 'table')})")
     rollups = {k: meta.get(k, {}).get("keys_rebuilt", 0)
                for k in ("table_hold_daily", "trips_performance", "dealer_performance")}
     print("rollups updated: " + ", ".join(f"{k} {v:,} keys" for k, v in rollups.items()))
@@ -303,13 +314,16 @@ def report(result: Any, warehouse: str) -> int:
     return _checks_and_counts(outcomes, warehouse)
 
 
-def report_unchanged(warehouse: str, position: str) -> int:
-    """What a load with nothing to do prints: that nothing changed, the checks (run here,
-    the same queries as the Dagster run's) and the warehouse's counts."""
+def report_unchanged(warehouse: str, position: str, source: str) -> int:
+    """What a load with nothing to do prints: that nothing changed (after which record,
+    in words), the checks (run here, the same queries as the Dagster run's) and the
+    warehouse's counts."""
     from pipeline.checks import evaluate
+    from pipeline.warehouse import cursor_words, parse_cursor
 
-    print(f"nothing new: the log has no record after the stored position {position}; "
-          "the warehouse is unchanged (no Dagster run was needed)")
+    print(f"nothing new: the log has no record after the last one loaded "
+          f"({cursor_words(parse_cursor(position), source)}); the warehouse is unchanged "
+          "(no Dagster run was needed)")
     outcomes = [(o.name, o.passed, o.warn_only, o.metadata) for o in evaluate(warehouse)]
     return _checks_and_counts(outcomes, warehouse)
 

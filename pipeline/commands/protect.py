@@ -23,10 +23,11 @@ with the dealers the flagged players' gains concentrate on, and the dealers flag
 their own statistic.
 
 ``--dealers``: one line (object) per dealer with at least N hands: ``dealer_id``,
-``tables``, ``hands``, ``score``, ``flagged`` (a dealer whose hands host hole-card play;
-false alarms at most 1 in 10,000 dealers whose players are honest), ``pattern``
-(``flashes``: the gain is this dealer's, against the other dealers of the same players or
-tables; ``hosts-hole-carders``: the players gain whoever deals; or null), ``evidence``.
+``tables``, ``hands``, ``score``, ``flagged`` (the informed decisions of the players at his
+tables concentrate on his hands, against the same players' decisions with other dealers;
+false alarms at most 1 in 10,000 dealers who do not flash), ``pattern`` (``flashes`` or
+null), ``evidence``, ``hosts_score`` and ``note`` (``hosts-hole-carders``: hole-card play
+at his hands, whoever deals: where to look, not a flag).
 
 ``--ratings``: one line (object) per player and gaming day (``UTH_GAMING_DAY_START`` in
 ``UTH_TIMEZONE``): hands, handle, theo in two parts (``theo_base``: the antes x the base
@@ -63,11 +64,15 @@ def register(sub: Any) -> None:
 
 def protect_source(source: str, min_hands: int | None = None,
                    ratings: tuple[int, str] | None = None,
-                   days: tuple[int, str] | None = None) -> Any:
+                   days: tuple[int, str] | None = None, progress: Any = None) -> Any:
     """The ``ProtectionReport`` of everything in ``source`` (``ratings=(day_start_minutes,
     zone)``: with the rating slips). The source is read twice: first for the resolved
     disputes' adjustments, so that the seat-hands are scored a slice at a time as their
-    hands end (memory bounded by the slice, not by the log)."""
+    hands end (memory bounded by the slice, not by the log). ``progress``: a
+    :class:`pipeline.terminal.StatusLine` told how far each pass is."""
+    from pipeline.terminal import StatusLine
+
+    shown = progress if progress is not None else StatusLine("uth protect", on=False)
     from events.contract.codec import decode_records
     from events.protection.assess import MIN_HANDS
     from events.protection.hands import Adjustments
@@ -75,19 +80,30 @@ def protect_source(source: str, min_hands: int | None = None,
     from pipeline.commands.audit import decoded_batches, read_batches
 
     adjustments = Adjustments()
-    for chunk in read_batches(source):
+    for chunk in shown.counting(read_batches(source), "pass 1 of 2 (disputes)", "record"):
         # only a line that may hold one is decoded: the type's name as it is, or escaped
         wanted = [(p, v) for p, v in chunk if b"DisputeResolved" in v or b"\\" in v]
         if wanted:
             adjustments.feed(decode_records(wanted))
-    return protect(decoded_batches(source, scrub=False),
-                   MIN_HANDS if min_hands is None else min_hands,
-                   adjustments=adjustments, ratings=ratings, days=days)
+    report = protect(_then(shown.counting(decoded_batches(source, scrub=False),
+                                          "pass 2 of 2 (decisions)", "event"),
+                           lambda: shown("scoring the players and dealers", now=True)),
+                     MIN_HANDS if min_hands is None else min_hands,
+                     adjustments=adjustments, ratings=ratings, days=days)
+    shown.clear()
+    return report
+
+
+def _then(batches: Any, after: Any) -> Any:
+    """``batches``, then ``after()`` once they are all read."""
+    yield from batches
+    after()
 
 
 def run(args: argparse.Namespace) -> int:
     from events.localtime import day_start, zone_name
     from events.logs import LogError
+    from pipeline.terminal import StatusLine
 
     if args.min_hands is not None and args.min_hands < 1:
         print("uth protect: --min-hands must be at least 1", file=sys.stderr)
@@ -97,10 +113,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
+    progress = StatusLine("uth protect")
     try:
         ratings = where if getattr(args, "ratings", False) else None
-        report = protect_source(args.source, args.min_hands, ratings, where)
+        report = protect_source(args.source, args.min_hands, ratings, where, progress)
     except (LogError, OSError) as exc:
+        progress.clear()
         print(f"uth protect: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "ratings", False):
@@ -157,7 +175,7 @@ def _dealers_summary(report: Any, out: IO[str]) -> None:
     flagged = [d for d in report.dealer_alerts if d.flagged]
     out.write(f"\nDealers assessed on their own: {len(report.dealer_alerts):,}, "
               f"{len(flagged):,} flagged (score >= {THRESHOLD:.2f}; false-alarm rate at most "
-              f"1e-04 per dealer whose players are honest).\n")
+              f"1e-04 per dealer who does not flash).\n")
     for d in flagged:  # the heading says they are flagged: no mark (players' lines have it)
         out.write("  " + _dealer_line(d, marked=False) + "\n")
 
@@ -170,6 +188,8 @@ def _dealer_line(d: Any, marked: bool = True) -> str:
         who = ", ".join(f"{_shown(p)} {g:+.1f}" for p, g in d.players)
         line += (f"  {d.pattern} (against the others {d.contrast:+.1f}), gain {d.gain:+.1f} "
                  f"antes; players {who}; evidence {', '.join(_shown(h) for h in d.evidence)}")
+    elif d.note:  # not a flag: where hole-card play happened, whoever dealt
+        line += f"  note: {d.note} (score {d.hosts_score:.2f}, not a flag)"
     return line
 
 

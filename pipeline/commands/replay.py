@@ -15,6 +15,9 @@ with a dispute. ``--at N`` stops after event N and shows what each party could s
 ``--html FILE`` also writes the same document as a printable page (cards drawn, the
 verdict per wager, every event with its log position and SHA-256), self-contained, to FILE.
 
+A hand of more than 5,000 events (an ``overlong_hand``) is replayed up to that bound and
+its end, as ``uth audit`` audits it, with a warning on stderr.
+
 Exit status: 0 when the hand was found, 1 when it is not in the source, 2 when the source
 cannot be read.
 """
@@ -40,17 +43,21 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
-    """The hand's events (once each, in ``seq`` order) and its table's ``TableOpened`` in
-    force when the hand began (or None)."""
+def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any, int]:
+    """The hand's events (once each, in ``seq`` order), its table's ``TableOpened`` in
+    force when the hand began (or None), and how many records of the hand were past the
+    auditor's bound (``MAX_HAND_EVENTS``: the first ones and its end are kept, as the
+    auditor keeps them; the rest are counted, not replayed)."""
+    from events.audit.intake import MAX_HAND_EVENTS
     from events.contract.codec import decode_line
     from events.contract.privacy import needs_scrub, scrub
-    from events.contract.schemas import TableOpened
+    from events.contract.schemas import HandEnded, HandVoided, TableOpened
     from pipeline.commands.audit import read_batches
 
     needle = json.dumps(hand_id).encode()
     found: dict[str, Any] = {}
     opened: list[Any] = []
+    past = 0
     for batch in read_batches(source):
         for position, raw in batch:
             if needle not in raw and b"TableOpened" not in raw:
@@ -60,15 +67,18 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any]:
             ev = decode_line(raw, position)
             if isinstance(ev, TableOpened):
                 opened.append(ev)
-            elif getattr(ev, "hand_id", None) == hand_id:
-                found.setdefault(ev.event_id, ev)  # type: ignore[union-attr]
+            elif getattr(ev, "hand_id", None) == hand_id and ev.event_id not in found:  # type: ignore[union-attr]
+                if len(found) < MAX_HAND_EVENTS or isinstance(ev, HandEnded | HandVoided):
+                    found[ev.event_id] = ev  # type: ignore[union-attr]
+                else:
+                    past += 1
     events = sorted(found.values(), key=lambda e: e.seq)
     table = None
     if events:
         first = events[0]
         before = [o for o in opened if o.table_id == first.table_id and o.seq < first.seq]
         table = max(before, key=lambda o: o.seq) if before else None
-    return events, table
+    return events, table, past
 
 
 def inclusion_proof(source: str, table_id: str, event_ids: list[str]) -> dict[str, Any] | str:
@@ -88,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from events.logs import LogError
 
     try:
-        events, opened = hand_events(args.source, args.hand_id)
+        events, opened, past = hand_events(args.source, args.hand_id)
     except (LogError, OSError) as exc:
         print(f"uth replay: {exc}", file=sys.stderr)
         return 2
@@ -96,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"uth replay: hand {args.hand_id} is not in {args.source}"
               + suggestion(args.source, args.hand_id), file=sys.stderr)
         return 1
+    if past:
+        overlong(args.hand_id, len(events), past)
     context = [opened] if opened is not None else []
     doc = evidence([*context, *events], at=args.at)
     ids = [e.event_id for e in [*context, *events]]
@@ -123,6 +135,16 @@ def run(args: argparse.Namespace) -> int:
         if args.at is not None:
             sys.stdout.write(visible_text(doc))
     return 0
+
+
+def overlong(hand_id: str, kept: int, past: int) -> None:
+    """Say, on stderr, that the hand is an ``overlong_hand`` replayed only in part."""
+    from events.audit.intake import MAX_HAND_EVENTS
+
+    print(f"uth replay: WARNING: hand {hand_id} has more than {MAX_HAND_EVENTS:,} events "
+          f"(an overlong_hand, as uth audit reports it); only the first {MAX_HAND_EVENTS:,} "
+          f"and its end ({kept:,} events) are replayed, {past:,} more records of it are "
+          "not: this replay is no proof of the whole hand.", file=sys.stderr)
 
 
 def warn_failed_proof(proof: dict[str, Any]) -> None:

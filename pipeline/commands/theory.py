@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,13 +76,6 @@ def _published(published: dict[str, Any]) -> str:
             f"{_pct(published['base_house_edge_per_ante_practical'], 2)} practical strategy")
 
 
-def _bar(done: int, total: int) -> None:
-    """The base game's Monte Carlo deals so far, as a bar on the terminal."""
-    filled = int(30 * done / max(total, 1))
-    sys.stderr.write(f"\rbase game: [{'#' * filled:<30}] {done:,}/{total:,} deals ")
-    sys.stderr.flush()
-
-
 def run(args: argparse.Namespace) -> int:
     from events.game.rulesets import RulesetError, load_ruleset_arg
     from events.game.theory import theory_report
@@ -95,10 +89,20 @@ def run(args: argparse.Namespace) -> int:
         print("uth theory: --hands must be 0 (skip the base game) or at least 100",
               file=sys.stderr)
         return 2
-    progress = _bar if sys.stderr.isatty() else None
-    report = theory_report(ruleset, deals=args.hands, seed=args.seed, progress=progress)
-    if progress is not None:
-        sys.stderr.write("\r" + " " * 60 + "\r")
+    from pipeline.terminal import StatusLine
+
+    shown = StatusLine("uth theory")
+
+    def bar(done: int, total: int) -> None:
+        """The base game's Monte Carlo deals so far, as a bar."""
+        filled = int(30 * done / max(total, 1))
+        shown(f"base game: [{'#' * filled:<30}] {done:,}/{total:,} deals", now=done >= total)
+
+    shown(f"Trips over all {math.comb(52, 7):,} seven-card hands (cached after the first "
+          "run), exact base edge", now=True)
+    report = theory_report(ruleset, deals=args.hands, seed=args.seed,
+                           progress=bar if shown.on else None)
+    shown.clear()
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:

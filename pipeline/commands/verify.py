@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         reports = _reports(args, public)
     except Exception as exc:  # the store cannot be read: say which and why, exit 2
-        print(f"uth verify: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"uth verify: {_unreadable(args, exc)}", file=sys.stderr)
         return 2
     intact = all(r.intact for r in reports)
     unsealed = not reports or any(r.seals == 0 for r in reports)
@@ -110,6 +110,18 @@ def _checked(args: argparse.Namespace, source: str) -> str:
     if args.archive:
         return f"archive {shown(str(args.archive), 200)} (events from {source})"
     return source
+
+
+def _unreadable(args: argparse.Namespace, exc: BaseException) -> str:
+    """Which store could not be read, and why, in words (the error's own message, not its
+    class: ``IOException``, ``ArrowInvalid`` name nothing a reader knows)."""
+    from events.ledger.compare import shown
+
+    path = args.warehouse or args.archive or args.source
+    store = "the warehouse" if args.warehouse else "the archive" if args.archive else "the log"
+    why = str(exc).strip() or "it could not be read"
+    why = why.removeprefix(f"{path}: ")  # the path is said once
+    return shown(f"cannot read {store} {path}: {why}", 400)
 
 
 def _status(intact: bool, unsealed: bool) -> int:

@@ -18,8 +18,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+
+from pipeline.hands import in_play
 from pipeline.hands.findings import sequence_findings, write_sequence_findings
 from pipeline.hands.transforms import HandRows, audit_feed, read_feed, write_hands
+from pipeline.terminal import counted
 from pipeline.warehouse import reading, writing
 
 log = logging.getLogger("uth.load")
@@ -32,6 +36,7 @@ class HandStats:
     hands: int = 0
     events: int = 0
     findings: int = 0
+    again: int = 0  # of ``hands``, those the warehouse held already (a later event came)
 
 
 def update_sequences(warehouse: str | Path, day_start_minutes: int) -> HandStats:
@@ -47,6 +52,7 @@ def update_sequences(warehouse: str | Path, day_start_minutes: int) -> HandStats
         found = sequence_findings(con, tables) if tables else []
         if tables:
             write_sequence_findings(con, tables, found, day_start_minutes)
+        in_play.requeue(con)  # hands in play that ended, or whose table moved on
     stats.tables, stats.sequence_findings = len(tables), len(found)
     if tables:
         log.info("sequence: %d tables checked, %d gap/conflict findings", len(tables),
@@ -132,13 +138,23 @@ def update_hands(warehouse: str | Path, day_start_minutes: int, chunk: int = 5_0
 
     def commit(ids: list[str], rows: HandRows) -> None:
         with writing(warehouse) as con:
+            con.register("chunk_again", pa.table({"hand_id": pa.array(ids, pa.string())}))
+            try:
+                again = con.execute("SELECT count(*) FROM hands SEMI JOIN chunk_again "
+                                    "USING (hand_id)").fetchall()[0][0]
+            finally:
+                con.unregister("chunk_again")
             write_hands(con, ids, rows, day_start_minutes)
-        stats.hands += rows.hands.num_rows
+        n = rows.hands.num_rows
+        stats.hands += n
+        stats.again += again
         stats.events += rows.events
         stats.findings += rows.findings.num_rows
-        log.info("hands: committed %d hands (%d events, %d findings), %d so far, "
-                 "%.0f events/s", rows.hands.num_rows, rows.events, rows.findings.num_rows,
-                 stats.hands, stats.events / max(time.perf_counter() - started, 1e-9))
+        log.info("hands: committed %s (%s, %s), %s so far, %.0f events/s",
+                 counted(n, "hand") + (" audited again" if again == n else
+                                       f", {again:,} audited again" if again else ""),
+                 counted(rows.events, "event"), counted(rows.findings.num_rows, "finding"),
+                 f"{stats.hands:,}", stats.events / max(time.perf_counter() - started, 1e-9))
 
     after = ""
     flight: deque[tuple[list[str], list[tuple[str, str]], Future[HandRows]]] = deque()

@@ -30,6 +30,7 @@ from events.audit.columns import RowColumns
 from events.contract.schemas import Event, decode_event, times_valid
 from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from pipeline.gc_policy import bulk_work
+from pipeline.hands import in_play
 from pipeline.hands.findings import findings_table
 from pipeline.warehouse import CONFLICT_LOSERS
 
@@ -241,6 +242,7 @@ def write_hands(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str], rows: H
             SELECT f.finding_id, f.kind, f.hand_id, f.table_id, f.dealer_id, f.seat, f.spot,
                    f.expected, f.recorded, f.detail, {at}, {fday}, f.event_id, f.position
             FROM new_findings f LEFT JOIN chunk_hands h ON f.hand_id = h.hand_id""")
+        in_play.mark(con)
         con.execute("DELETE FROM pending.hands WHERE hand_id IN (SELECT hand_id FROM chunk)")
         con.execute("DROP TABLE IF EXISTS chunk")
         con.execute("DROP TABLE IF EXISTS chunk_hands")

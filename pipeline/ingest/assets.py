@@ -40,6 +40,8 @@ def ingest_events(context: dg.AssetExecutionContext, source: EventSource,
     meta = {"records_read": stats.records, "new_events": stats.new_events,
             "duplicates": stats.duplicates, "rejected": stats.rejected,
             "hands_audited": stats.hands_audited, "hand_findings": stats.hand_findings}
+    if stats.note:
+        meta["source_note"] = stats.note
     yield dg.MaterializeResult(asset_key="events", metadata=meta)
     yield dg.MaterializeResult(asset_key="dead_letters", metadata={"rejected": stats.rejected})
     yield dg.MaterializeResult(asset_key="load_positions", metadata={"source": source.url})

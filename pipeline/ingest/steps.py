@@ -20,19 +20,23 @@ from pipeline.archive import ARCHIVE_PARTITIONING
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
+from pipeline.ingest.rotated import file_mark, replaced_note, store_mark, stored_mark
 from pipeline.ingest.transforms import (
     BatchStats,
     DecodedBatch,
     decode_records,
     queue_work,
-    stored_cursor,
+    stored_position,
     write_batch,
 )
+from pipeline.terminal import counted
 from pipeline.warehouse import (
     Connection,
     check_meta,
     check_zone_meta,
+    cursor_text,
     gaming_day_sql,
+    parse_cursor,
     reading,
     writing,
 )
@@ -67,7 +71,16 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
         with writing(warehouse) as con:
             check_zone_meta(con)  # before the day start: an old warehouse counted in UTC
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
-            cursor = stored_cursor(con, key)
+            position = stored_position(con, key)
+            cursor = parse_cursor(position)
+            note = replaced_note(event_log, position, stored_mark(con, key))
+            if note is not None:  # another file at the path: loaded from its first line
+                cursor = {}
+                con.execute("UPDATE load_positions SET position = ? WHERE source = ?",
+                            [cursor_text(cursor), key])
+                store_mark(con, key, file_mark(event_log))
+                log.warning(note)
+                stats.note = note
             view = IngestAudit.load(con) if audit_hands else None
         # the log's end as it is now: a load reads up to it and ends, however fast the
         # tables keep writing (what they write meanwhile is the next load's)
@@ -121,17 +134,19 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, 
                     if view is not None and not view.still_current(con):
                         early = None  # another process wrote events: the audit step does all
                     batch = write_batch(con, decoded, names[0], cursor, day_start_minutes,
-                                        known, early, position_key=names[1])
+                                        known, early, position_key=names[1],
+                                        file=file_mark(event_log))
             except BaseException:
                 known.forget()  # its hashes may name events the rollback took away
                 raise
             if view is not None:
                 view.written(batch.new_events)
             stats.add(batch)
-            log.info("events: committed %d records (%d new, %d duplicates, %d rejected; "
-                     "%d hands audited), %d so far, %.0f records/s", batch.records,
-                     batch.new_events, batch.duplicates, batch.rejected, batch.hands_audited,
-                     stats.records, stats.records / max(time.perf_counter() - started, 1e-9))
+            log.info("events: committed %s (%d new, %s, %d rejected; %s audited), %s so "
+                     "far, %.0f records/s", counted(batch.records, "record"), batch.new_events,
+                     counted(batch.duplicates, "duplicate"), batch.rejected,
+                     counted(batch.hands_audited, "hand"), f"{stats.records:,}",
+                     stats.records / max(time.perf_counter() - started, 1e-9))
 
 
 def _write_partitions(table: pa.Table, root: Path) -> None:

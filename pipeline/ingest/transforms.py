@@ -33,6 +33,7 @@ from events.logs.base import Cursor, Record
 from pipeline.hands.at_ingest import EarlyHands
 from pipeline.hands.transforms import write_hands
 from pipeline.ingest.known import KnownEvents
+from pipeline.ingest.rotated import store_mark
 from pipeline.warehouse import cursor_text, gaming_day_sql, parse_cursor
 
 BATCH_SCHEMA = pa.schema([
@@ -78,6 +79,7 @@ class BatchStats:
     rejected: int = 0
     hands_audited: int = 0  # hands audited by the ingest itself
     hand_findings: int = 0  # and their findings
+    note: str = ""  # what changed at the source (a file replaced since the last load)
 
     def add(self, other: BatchStats) -> None:
         self.records += other.records
@@ -213,9 +215,10 @@ def decode_lines(lines: Sequence[bytes]) -> DecodedBatch:
 
 
 
-def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
-    """The position stored for ``source`` (a :func:`events.logs.source_key`); a position
-    stored by an older version under another spelling of the same log is renamed to it."""
+def stored_position(con: duckdb.DuckDBPyConnection, source: str) -> str | None:
+    """The position stored for ``source`` (a :func:`events.logs.source_key`), as text; a
+    position stored by an older version under another spelling of the same log is renamed
+    to it."""
     rows = con.execute("SELECT position FROM load_positions WHERE source = ?",
                        [source]).fetchall()
     if not rows:
@@ -225,9 +228,13 @@ def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
             if other != source and source_key(other) == source:
                 con.execute("UPDATE load_positions SET source = ? WHERE source = ?",
                             [source, other])
-                return stored_cursor(con, source)
-    row = rows[0] if rows else None
-    return parse_cursor(row[0] if row else None)
+                return stored_position(con, source)
+    return str(rows[0][0]) if rows and rows[0][0] else None
+
+
+def stored_cursor(con: duckdb.DuckDBPyConnection, source: str) -> Cursor:
+    """The position stored for ``source`` as a cursor (see :func:`stored_position`)."""
+    return parse_cursor(stored_position(con, source))
 
 
 def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:
@@ -247,13 +254,15 @@ def _rejections_table(rejections: Sequence[Rejection]) -> pa.Table:
 def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str,
                 cursor: Cursor, day_start_minutes: int,
                 known: KnownEvents | None = None, early: EarlyHands | None = None,
-                position_key: str | None = None) -> BatchStats:
+                position_key: str | None = None,
+                file: dict[str, object] | None = None) -> BatchStats:
     """Store one decoded batch and the cursor after it, inside the caller's transaction.
     ``known``: the stored events' id hashes, kept by the caller across its batches (see
     :mod:`pipeline.ingest.known`); without it each batch is joined with ``events``.
     ``early``: the batch's hands audited by the ingest (:mod:`pipeline.hands.at_ingest`),
     written here instead of queued, but for those with an event stored already.
-    ``position_key``: what the position is stored under (default ``source``)."""
+    ``position_key``: what the position is stored under (default ``source``); ``file``:
+    the source file's fingerprint, kept with it (:mod:`pipeline.ingest.rotated`)."""
     rows = batch.events
     hashes = None
     conflicts: list[Rejection] = []
@@ -300,6 +309,7 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: DecodedBatch, source: str
             events_loaded = load_positions.events_loaded + excluded.events_loaded,
             updated_at = excluded.updated_at""",
                 [position_key or source, cursor_text(cursor), new])
+    store_mark(con, position_key or source, file)
     return BatchStats(batch.records, new,
                       batch.events.num_rows - new - len(conflicts) + batch.duplicates,
                       len(rejections), len(audited),

@@ -6,9 +6,10 @@ The answer is read from the same offset store the load writes (``load_positions`
 in the same transaction as the rows), read-only; every doubt says "not up to date", and the
 load runs as usual: no warehouse yet, no stored position, a position the log has passed, a
 warehouse built with another gaming-day start or zone (the load refuses it, and says why),
-a table of this version's schema missing, work waiting in ``pending.*`` (a load killed
-after its ingest) or player tables built from fewer events (killed before them), or a
-seal in the log the warehouse lacks.
+a table of this version's schema missing, a source file replaced since its position
+(``pipeline.ingest.rotated``), work waiting in ``pending.*`` (a load killed after its
+ingest) or player tables built from fewer events (killed before them), or a seal in the
+log the warehouse lacks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import duckdb
 from events.ledger.logs import read_seals
 from events.localtime import zone_name
 from events.logs import open_log, source_key
+from pipeline.hands import in_play
+from pipeline.ingest.rotated import replaced_note, stored_mark
 from pipeline.players.transforms import BUILT_FROM, VERSION
 from pipeline.warehouse import (
     CURRENT_MARKS,
@@ -54,8 +57,9 @@ def _schema_current(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _nothing_pending(con: duckdb.DuckDBPyConnection) -> bool:
     counts = con.execute(" UNION ALL ".join(
-        f"SELECT count(*) FROM pending.{name}" for name in PENDING)).fetchall()
-    if any(n for (n,) in counts):
+        f"SELECT count(*) FROM pending.{name}" for name in PENDING
+        if name != "in_play")).fetchall()
+    if any(n for (n,) in counts) or in_play.expired(con):  # a hand in play past its time
         return False
     # the player tables' queue is ``pending.players``; their state must be of this version
     built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
@@ -82,12 +86,15 @@ def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> st
                 if not rows or not rows[0][0]:
                     return None
                 position = str(rows[0][0])
+                mark = stored_mark(con, key)
                 have = {r[0] for r in con.execute(
                     "SELECT digest FROM seals WHERE source = ?", [name]).fetchall()}
         except (WarehouseBusy, duckdb.Error):
             return None  # a load is writing it, or it is not a warehouse of this version
         # the log is read with the warehouse released (a load may want it meanwhile)
         stored = parse_cursor(position)
+        if replaced_note(log, position, mark) is not None:
+            return None  # another file at the path: the load reads it from its start
         if any(offset > stored.get(p, 0) for p, offset in log.end().items()):
             return None
         if any(seal.digest() not in have for seal in read_seals(log)):

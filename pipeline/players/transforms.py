@@ -40,7 +40,7 @@ ALERT_COLUMNS = ("player", "table_id", "seats", "hands", "decisions", "score", "
 # the state's version: a warehouse built by another (or whose players step was cut short
 # by hand) has its player tables rebuilt from every event on its next load
 BUILT_FROM = "players_built_from_events_v2"
-VERSION = "sums-4"  # with the sign tests and the days' tests
+VERSION = "sums-5"  # with the sign tests of every street, and the squares by dealer
 _EVENT_JSON = """json_object('event_id', event_id, 'type', type,
     'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
     'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""

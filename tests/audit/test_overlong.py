@@ -139,3 +139,64 @@ def test_positions_of_events_past_the_bound_are_not_kept() -> None:
     assert auditor.overlong["T1-h0"] > 0
     assert len(auditor.open["T1-h0"][1]) == MAX_HAND_EVENTS
     assert len(auditor.positions["T1-h0"]) <= MAX_HAND_EVENTS
+
+
+class _Clock:
+    """A wall clock that moves ``step`` seconds each time the follower's loop asks
+    whether to stop (each poll); it stops the follower after ``polls``."""
+
+    def __init__(self, step: float, polls: int) -> None:
+        self.now = 1000.0
+        self.step = step
+        self.polls = polls
+
+    def __call__(self) -> float:
+        return self.now
+
+    def stop(self) -> bool:
+        self.now += self.step
+        self.polls -= 1
+        return self.polls < 0
+
+
+@pytest.mark.parametrize(("step", "reported"), [(600, True), (60, False)])
+def test_follow_reports_a_hand_whose_table_went_silent(
+        tmp_path: Path, step: float, reported: bool) -> None:
+    """A hand stops after its bets and its table sends nothing more at all: no later event
+    of the table will ever show it stalled, so the follower's own clock does (issue 30, 8).
+    Ten polls: 100 minutes of silence are past the 30; 10 are not."""
+    url = f"sqlite:///{tmp_path / 'log.db'}"
+    ended = _numbered(list(table_events("T2", 1)))  # another table, its hand ended
+    events = [*_numbered(list(table_events("T1", 1))[:4]), *ended]
+    with open_log(url) as log:
+        log.append([(e["table_id"], encode(e)) for e in events])
+    sink = _Sink()
+    clock = _Clock(step, polls=10)
+    with open_log(url) as log:
+        FollowAuditor(log, sink, stop=clock.stop, clock=clock).run()
+    stalled = [m for m in sink.messages if m.get("kind") == "incomplete_hand"]
+    if not reported:
+        assert stalled == []
+        return
+    (message,) = stalled  # once, though every later poll finds it still silent
+    assert message["hand_id"] == "T1-h0" and message["table_id"] == "T1"
+    assert "has not ended" in message["detail"] and "sent nothing" in message["detail"]
+    assert "30 minutes" in message["detail"]
+
+
+def test_replay_of_an_overlong_hand_is_bounded_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``uth replay`` keeps what the auditor keeps of a flooded hand: its first
+    ``MAX_HAND_EVENTS`` events and its end; the rest is counted and the replay says it is
+    an ``overlong_hand`` replayed in part (issue 30, 8)."""
+    src = tmp_path / "flood.jsonl"
+    src.write_bytes(b"".join(encode(e) + b"\n" for e in _flood("inside")))
+    assert main(["replay", "T1-h0", "--source", str(src), "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    steps = doc["steps"]
+    assert len(steps) == MAX_HAND_EVENTS + 1
+    assert steps[0]["type"] == "HandStarted" and steps[-1]["type"] == "HandEnded"
+    assert "overlong_hand" in err and f"more than {MAX_HAND_EVENTS:,} events" in err
+    assert "no proof of the whole hand" in err
+    assert f"{16 + EXTRA - 1 - (MAX_HAND_EVENTS + 1):,} more records" in err

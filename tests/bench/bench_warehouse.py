@@ -33,6 +33,16 @@ EVENT_COLUMNS = ("{event_id: 'VARCHAR', type: 'VARCHAR', schema_version: 'INTEGE
                  "occurred_at: 'TIMESTAMP', payload: 'JSON'}")
 
 
+INGEST_STAGES = {
+    "read": "the log's records (events/logs)",
+    "decode": "msgspec decode and checks, the batch's columns (payload re-encoded)",
+    "early audit": "the hands a batch holds whole, audited from its decoded events",
+    "open": "a write connection opened, its schema statements",
+    "insert": "events, event_bytes, the pending queues, the early hands' rows",
+    "commit": "commit and close: DuckDB writes and compresses the row groups",
+}
+
+
 def _row(name: str, events: int, seconds: float, ref: float, target: str = "",
          ok: bool | None = None, note: str = "", reference: str = BARE) -> dict[str, Any]:
     value = events / seconds
@@ -104,6 +114,65 @@ def _read_and_decode(log: Path) -> float:
     return time.perf_counter() - start
 
 
+def _ingest_stages(log: Path, wh: Path) -> dict[str, float]:
+    """The ingest's stages one after the other, in this thread (``uth load`` overlaps the
+    decoding thread's with the writer's): seconds to read the log, to decode a batch into
+    its ``events`` columns (:func:`decode_records`), to audit the hands it holds whole
+    (:mod:`pipeline.hands.at_ingest`), to insert it with its queues and hands' rows
+    (:func:`write_batch`), and to commit and close the write connection (DuckDB writing
+    and compressing the row groups); opening a connection with its schema statements."""
+    from events.logs import advance_all, open_log
+    from pipeline.gc_policy import bulk_work
+    from pipeline.hands.at_ingest import IngestAudit
+    from pipeline.ingest.known import KnownEvents
+    from pipeline.ingest.transforms import decode_records, write_batch
+    from pipeline.warehouse import writing
+
+    spent = dict.fromkeys(("read", "decode", "early audit", "open", "insert", "commit"), 0.0)
+    event_log = open_log(str(log), create=False)
+    known = KnownEvents()
+    view = IngestAudit()
+    cursor: dict[Any, Any] = {}
+    with bulk_work():
+        try:
+            batches = event_log.read(None, max_batch=100_000)
+            while True:
+                marks = [time.perf_counter()]
+                records = next(batches, None)
+                if records is None:
+                    break
+                marks.append(time.perf_counter())
+                batch = decode_records(records, event_log.where)
+                marks.append(time.perf_counter())
+                assert batch.decoded is not None
+                early = view.audit_batch(batch.events, batch.decoded)
+                batch.decoded = None
+                advance_all(cursor, records)
+                marks.append(time.perf_counter())
+                with writing(wh) as con:
+                    marks.append(time.perf_counter())
+                    done = write_batch(con, batch, str(log), cursor, 360, known, early)
+                    marks.append(time.perf_counter())
+                marks.append(time.perf_counter())
+                view.written(done.new_events)
+                for name, (a, b) in zip(spent, itertools.pairwise(marks), strict=True):
+                    spent[name] += b - a
+        finally:
+            event_log.close()
+    return spent
+
+
+def _players(wh: Path) -> float:
+    """Seconds of the players step (game protection's rating slips and alerts)."""
+    from pipeline.players.transforms import update_players
+    from pipeline.warehouse import writing
+
+    start = time.perf_counter()
+    with writing(wh) as con:
+        update_players(con, 360)
+    return time.perf_counter() - start
+
+
 def _steps(log: Path, wh: Path) -> tuple[int, int, list[float]]:
     """Run the step functions; (events, audited events, [ingest, audit, rollups, archive] s)."""
     from pipeline.analytics.steps import update_rollups
@@ -154,6 +223,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         with reading(root / "steps0.duckdb") as con:
             rows = con.sql("SELECT * FROM events").to_arrow_table()
         bare = events / _bare_insert(rows, root / "bare.duckdb")
+        t_players = _players(root / "steps0.duckdb")
+        stages = _ingest_stages(log, root / "stages.duckdb")
         t_decode = min(_read_and_decode(log) for _ in range(2))
         # DuckDB alone, best of two each (its own threads, as the load has them)
         t_json = min(_duckdb_read_json(log, root / "json.duckdb") for _ in range(2))
@@ -188,6 +259,10 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
              note=f"{audited:,} events of its hands read back and audited"),
         _row("  rollups: hold, trips, dealers", events, t_rollups, bare),
         _row("  Parquet archive", events, t_archive, bare),
+        _row("  players step (rating slips, protection alerts)", events, t_players, bare,
+             note="not in the transforms' figure; the whole graph runs it"),
+        *(_row(f"  ingest stage, one thread: {name}", events, seconds, bare,
+               note=INGEST_STAGES[name]) for name, seconds in stages.items()),
         _row("bare Arrow insert into DuckDB (reference)", events, events / bare, bare),
         _row("read + decode into the contract's Structs, one thread (reference)", events,
              t_decode, bare, note="the Python floor of validating each event, before it is "

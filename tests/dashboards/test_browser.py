@@ -140,3 +140,38 @@ def test_live_page_refreshes_itself(browser, tmp_path: Path,  # type: ignore[no-
         assert page.get_by_text("Floor clock 2026-11-29 15:05:00.000").count() == 1
     finally:
         srv.stop()
+
+
+def test_the_floor_grid_shows_every_column_at_1400_px(browser, server: Server,  # type: ignore[no-untyped-def]
+                                                     tmp_path: Path) -> None:
+    """One grid per table-day (issue 36: two grids repeated every row), and on a
+    1400-pixel screen every one of its columns is in view: it does not scroll sideways
+    (was: its control limits, pace and ruleset off to the right; they are in its CSV
+    download). At 800 pixels it scrolls, the table and day pinned. Screenshots at 1400 and
+    800 pixels are saved under the test's temporary directory."""
+    for width in (1400, 800):
+        page = browser.new_page(viewport={"width": width, "height": 1600})
+        page.goto(server.url, wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Floor", exact=True).wait_for(timeout=120_000)
+        page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+        page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden",
+                                                                timeout=120_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(tmp_path / f"floor-{width}.png"), full_page=True)
+        page.locator('[data-testid="stDataFrame"]').first.screenshot(  # below the fold
+            path=str(tmp_path / f"floor-grid-{width}.png"))
+        grids = page.eval_on_selector_all(  # the grid draws the columns in view, only those
+            '[data-testid="stDataFrame"]',
+            "els => els.map(e => [...e.querySelectorAll('th')].map(t => t.innerText))")
+        assert len(grids) == 1, grids
+        assert {"Table", "Gaming day", "Limits", "Hold %"} <= set(grids[0]), grids
+        if width == 1400:
+            assert set(grids[0]) == {"Table", "Gaming day", "Limits", "Hold %", "Drop",
+                                     "House win", "Handle", "Theo win", "Win÷hdl",
+                                     "Hands"}, grids
+            sideways = page.eval_on_selector_all(
+                '[data-testid="stDataFrame"] .dvn-scroller',
+                "els => els.map(e => [e.scrollWidth, e.clientWidth])")
+            assert sideways and all(s <= c + 1 for s, c in sideways), sideways
+        page.close()
+    print(f"screenshots in {tmp_path}")

@@ -73,3 +73,25 @@ def test_hand_links_are_url_encoded() -> None:
     for hand in ("T1+2", "A&hand_id=B", "T#7", "x/../y", "é 1"):
         link = ui.hand_link(hand)
         assert parse_qs(urlsplit(link).query)["hand_id"] == [hand], link
+
+
+def test_the_findings_page_links_a_hand_whose_id_has_link_syntax(
+        app, handmade_warehouse: Path, tmp_path: Path) -> None:
+    """The page's Hand column, not only the helper: an id with ``+``, ``&``, ``#`` and ``/``
+    opens that hand, never another or a cut one (issue 30, item 13)."""
+    import shutil
+    from urllib.parse import parse_qs, urlsplit
+
+    import duckdb
+
+    odd = "T1+2&hand_id=H1#7/x"
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copy(handmade_warehouse, copy)
+    with duckdb.connect(str(copy)) as con:
+        con.execute("UPDATE audit_findings SET hand_id = ? WHERE hand_id = 'H4'", [odd])
+    at = app(copy, "findings")
+    no_failure(at)
+    links = [h for h in at.dataframe[1].value["Hand"] if isinstance(h, str)]
+    opened = [parse_qs(urlsplit(link).query)["hand_id"] for link in links]
+    assert [odd] in opened, links
+    assert all(len(ids) == 1 for ids in opened), links

@@ -96,3 +96,18 @@ def test_the_page_says_how_current_the_warehouse_is(app, own_warehouse: Path,
     time.sleep(1.1)
     at = app(own_warehouse, "live")
     assert any("may be stale" in w.value for w in at.warning)
+
+
+def test_a_hand_in_play_is_shown_in_play(app, own_warehouse: Path) -> None:
+    """A hand not ended whose table has not moved on (``in_play``, issue 31): in play in
+    its table's row and counted, not a finding."""
+    con = _writer(own_warehouse)
+    try:
+        con.execute("UPDATE hands SET status = 'in_play' WHERE hand_id = 'H4'")
+    finally:
+        con.close()
+    at = app(own_warehouse, "live")
+    no_failure(at)
+    tables = at.dataframe[0].value.set_index("Table")
+    assert tables.loc["T3", "Last hand"] == "H4" and tables.loc["T3", "Status"] == "in play"
+    assert {m.label: m.value for m in at.metric}["Hands in play"] == "1"

@@ -28,22 +28,3 @@ def test_every_page_asks_only_its_own_server(browser, server: Server) -> None:  
                         and urlsplit(u).netloc != own})
     assert asked and not elsewhere, elsewhere
     page.close()
-
-
-def test_the_floor_grid_shows_hold_and_money_at_1400_px(browser, server: Server) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    """One grid per table-day (issue 36: two grids repeated every row). On a 1400-pixel
-    screen its table, day, hold and money columns are in view; the control limits and the
-    pace scroll sideways with the table and day pinned (was: two grids each fitting)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.goto(server.url, wait_until="domcontentloaded")
-    page.get_by_role("heading", name="Floor", exact=True).wait_for(timeout=120_000)
-    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=120_000)
-    page.wait_for_timeout(500)
-    grids = page.eval_on_selector_all(  # the grid draws the columns in view, and only those
-        '[data-testid="stDataFrame"]',
-        "els => els.map(e => [...e.querySelectorAll('th')].map(t => t.innerText))")
-    assert len(grids) == 1, grids
-    assert {"Table", "Gaming day", "Limits", "Hold %", "Drop", "House win", "Handle",
-            "Theo win"} <= set(grids[0]), grids
-    page.close()

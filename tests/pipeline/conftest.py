@@ -67,3 +67,22 @@ def floor_warehouse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any
     log = write_log(root / "floor.jsonl", streams.floor_lines())
     warehouse = root / "warehouse.duckdb"
     return warehouse, materialize(log, warehouse)
+
+
+@pytest.fixture(scope="module")
+def two_currencies(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The disputes floor (tests/disputes/floor.py: table T1, USD, four hands, their
+    disputes after them) and then a euro table T5 with one mispaid hand."""
+    from tests.audit.builder import HandSpec, SeatSpec, Table, encode_lines
+    from tests.disputes import floor
+
+    table = Table("T5", start="2026-11-29T22:00:00")
+    table.open(currency="EUR")
+    table.hand(HandSpec("T5-1", [SeatSpec(1, ("As", "Ad"), 1000, decisions=[
+        ("preflop", "raise", 4)])], ("Ac", "Ah", "2d", "7s", "9c"), ("3c", "4d"),
+        [(1, "ante", "win", 1), (1, "blind", "win", 10000), (1, "play", "win", 4000)],
+        dealer_id="@SUM(A1)"))
+    path = floor.write(tmp_path_factory.mktemp("csv") / "floor.jsonl")
+    with path.open("ab") as f:
+        f.write(b"\n".join(encode_lines(table.events)) + b"\n")
+    return path

@@ -17,16 +17,16 @@ def test_uth_load_prints_what_it_loaded(tmp_path: Path, capsys: pytest.CaptureFi
     wh = tmp_path / "w.duckdb"
     assert main(["load", "--source", str(log), "--warehouse", str(wh), "-q"]) == 0
     out = capsys.readouterr().out
-    assert "loaded 84 new events from 86 records (1 duplicates ignored, 1 rejected to " \
+    assert "loaded 84 new events from 86 records (1 duplicate ignored, 1 rejected to " \
            "dead_letters)" in out
-    assert "audited 5 hands (1 findings, 1 sequence findings in 2 tables)" in out
+    assert "audited 5 hands (1 finding, 1 sequence finding in 2 tables)" in out
     assert "check no_sequence_gaps: WARN (gaps=1, tables_with_gaps=1, first_gaps=Table T2" in out
     assert "check recorded_payouts_balance: ok" in out
     assert "warehouse: events 84, hands 5, wagers 19, audit_findings 2, table_hold_daily 3" in out
 
     assert main(["load", "--source", str(log), "--warehouse", str(wh)]) == 0
     again = capsys.readouterr().out
-    assert "nothing new: the log has no record after the stored position" in again
+    assert "nothing new: the log has no record after the last one loaded (line " in again
     assert "events: committed" not in again  # nothing was written
     # the checks are run and told as after the first load
     assert "check no_sequence_gaps: WARN (gaps=1, tables_with_gaps=1, first_gaps=Table T2" \

@@ -44,7 +44,7 @@ def test_nothing_new_runs_no_dagster_and_changes_nothing(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "nothing new: the log has no record after the stored position" in done.stdout
+    assert "nothing new: the log has no record after the last one loaded" in done.stdout
     assert "dagster imported: False" in done.stdout
     # the checks still run, and say what the last load's run said
     assert "check no_duplicate_events: ok (events=" in done.stdout

@@ -20,10 +20,11 @@ HONEST = ("basic", "loose", "weak", "always_raise", "never_raise", "random", "pa
 
 
 def write_floor(path: Path, tables: int, hands: int, roster: tuple[str, ...], seed: int,
-                ruleset: str = "charlevoix-2011") -> tuple[Path, list[dict[str, Any]]]:
+                ruleset: str = "charlevoix-2011", dealers: int = 3
+                ) -> tuple[Path, list[dict[str, Any]]]:
     sink, truth = path / "floor.jsonl", path / "truth.jsonl"
     simulate(SimConfig(tables=tables, hands=hands, seed=seed, ruleset=ruleset,
-                       roster=roster), str(sink), truth)
+                       roster=roster, dealers=dealers), str(sink), truth)
     rows = [json.loads(line) for line in truth.read_text().splitlines()]
     return sink, [r for r in rows if r.get("record") == "player"]
 

@@ -1,8 +1,8 @@
-"""Dealers flagged on their own statistic: a dealer whose hands host hole-card play. The
-dealer who flashes (hole-carders see only when that dealer deals) is flagged with the
-pattern ``flashes``; on the issue's floor (hole-carders who see with every dealer) only
-their tables' dealers are flagged, as ``hosts-hole-carders``; on honest floors the dealers'
-scores are about N(0, 1) and none is flagged (tests/protection/test_false_alarms.py)."""
+"""Dealers flagged on their own statistic: the dealer who flashes (hole-carders see only
+when that dealer deals) is flagged with the pattern ``flashes``; on the issue's floor
+(hole-carders who see with every dealer) no dealer is flagged, and their tables' dealers
+carry the note ``hosts-hole-carders``, which is not a flag; on honest floors none is flagged
+(tests/protection/test_false_alarms.py)."""
 
 from __future__ import annotations
 
@@ -36,12 +36,17 @@ def test_the_dealer_who_flashes_is_flagged(tmp_path: Path) -> None:
             assert d.pattern is None and d.score < THRESHOLD
 
 
-def test_hole_carders_who_see_every_dealer_flag_their_tables_dealers_as_hosts(
+def test_hole_carders_who_see_every_dealer_flag_no_dealer(
         target_floor: tuple[Path, list[dict[str, Any]]], target_report: Any) -> None:
+    """Hole-carders who see with every dealer: their informed decisions do not concentrate
+    on one dealer's hands, so no dealer is flagged (the old statistic flagged their
+    tables' dealers as hosts); those dealers carry the note, which is not a flag."""
     hole_tables = {r["table_id"] for r in target_floor[1] if r["hole_carder"]}
-    flagged = [d for d in target_report.dealer_alerts if d.flagged]
-    assert {t for d in flagged for t in d.tables} == hole_tables  # every such table, no other
-    assert all(d.pattern == "hosts-hole-carders" for d in flagged)
+    assert not [d.dealer_id for d in target_report.dealer_alerts if d.flagged]
+    noted = [d for d in target_report.dealer_alerts if d.note is not None]
+    assert {t for d in noted for t in d.tables} == hole_tables  # every such table, no other
+    assert all(d.note == "hosts-hole-carders" and d.pattern is None
+               and d.hosts_score >= THRESHOLD > d.score for d in noted)
     assert len(target_report.dealer_alerts) == 24  # 8 tables x 3 dealers
 
 
@@ -50,11 +55,15 @@ def test_cli_dealers(target_floor: tuple[Path, list[dict[str, Any]]], capsys: An
     objects = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(objects) == 24
     keys = {"dealer_id", "tables", "hands", "score", "flagged", "pattern", "evidence",
-            "contrast", "players", "z"}
+            "contrast", "players", "z", "hosts_score", "note"}
     assert all(keys <= set(o) for o in objects)
-    assert {o["pattern"] for o in objects} == {None, "hosts-hole-carders"}
+    assert {o["pattern"] for o in objects} == {None}
+    assert {o["note"] for o in objects} == {None, "hosts-hole-carders"}
+    assert main(["protect", "--source", str(target_floor[0]), "--dealers"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("note: hosts-hole-carders") == sum(o["note"] is not None
+                                                        for o in objects)
+    assert "FLAGGED" not in text
     assert main(["protect", "--source", str(target_floor[0])]) == 0
     text = capsys.readouterr().out
-    flagged = sum(o["flagged"] for o in objects)
-    assert f"Dealers assessed on their own: 24, {flagged} flagged" in text
-    assert text.count("hosts-hole-carders") == flagged
+    assert "Dealers assessed on their own: 24, 0 flagged" in text

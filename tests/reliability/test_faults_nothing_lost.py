@@ -108,3 +108,26 @@ def test_a_hand_flooded_with_events(ledger: Any) -> None:
     assert report.summary["events"] == len(lines)
     ledger.record("fault", "one hand flooded past the bound of events per hand",
                   sent=len(lines), processed=report.summary["events"], flagged=len(overlong))
+
+
+def test_a_hand_whose_table_goes_silent_under_follow(tmp_path: Path, ledger: Any) -> None:
+    """``uth audit --follow``: a hand stops and its table sends nothing more; the follower's
+    own clock reports it once (an ``incomplete_hand``), the table's other hands audited."""
+    from events.audit.follow import FollowAuditor
+    from events.logs import open_log
+    from tests.audit.test_overlong import _Clock, _Sink
+
+    events = corpus.table("silent").events
+    cut = next(i for i, e in enumerate(events) if e["type"] == "HandStarted" and i > 2) + 3
+    lines = [corpus.encode(e) for e in events[:cut]]  # hand 2 stops after its bets
+    url = f"sqlite:///{tmp_path / 'log.db'}"
+    with open_log(url) as log:
+        log.append([(events[0]["table_id"], x) for x in lines])
+    sink, clock = _Sink(), _Clock(600, polls=10)
+    with open_log(url) as log:
+        summary = FollowAuditor(log, sink, stop=clock.stop, clock=clock).run()
+    stalled = [m for m in sink.messages if m.get("kind") == "incomplete_hand"]
+    assert [m["hand_id"] for m in stalled] == [events[cut - 1]["hand_id"]]
+    assert summary["events"] == len(lines)
+    ledger.record("fault", "a hand whose table goes silent [uth audit --follow]",
+                  sent=len(lines), processed=summary["events"], flagged=len(stalled))

@@ -201,3 +201,52 @@ def open_log_url(url: str):  # type: ignore[no-untyped-def]
     from events.logs import open_log
 
     return open_log(url)
+
+
+_PIECES = (b'"player_ref":"LOYALTY-1"', b'"\\u0070layer_ref":"LOYALTY-2"',
+           b'"Player says so"', b'"PLAYER"', b'PlayerDecision"',
+           b'"playerdecision"', b'"type":"PlayerDecision"', b'"x\\u005f"', b'\\\\n', b'"y"',
+           b'"players":["A","B"]', b'"seat":2', b'player', b'ay', b'"')
+
+
+def _value(draw: list[int]) -> bytes:
+    """One value of a batch: a valid event carrying some pieces, or bare pieces (invalid
+    JSON, which scrub reads as text)."""
+    parts = [_PIECES[i % len(_PIECES)] for i in draw[1:]]
+    if draw[0] % 3 == 0:
+        return b"".join(parts)
+    fields = b",".join(p for p in parts if p.startswith(b'"') and b":" in p)
+    return _bet().replace(b'"payload":{', b'"payload":{' + fields + b"," if fields else
+                          b'"payload":{', 1) + b" " + b"".join(p for p in parts if b":" not in p)
+
+
+@pytest.mark.parametrize("with_key", [False, True])
+def test_scrub_all_is_scrub_of_each_value(with_key: bool, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """The batch search finds exactly the values scrub would change: scrub_all equals
+    scrub value by value, in batches short and long (the search over a batch of more than
+    4 KB is vectorized; a single value's is a regular expression)."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    if with_key:
+        monkeypatch.setenv(privacy.KEY_ENV, KEY)
+    else:
+        monkeypatch.delenv(privacy.KEY_ENV, raising=False)
+
+    @hypothesis.settings(max_examples=150, deadline=None, derandomize=True)
+    @hypothesis.given(st.lists(st.lists(st.integers(0, 60), min_size=1, max_size=6),
+                               max_size=80),
+                      st.integers(0, 40))
+    def check(draws: list[list[int]], filler: int) -> None:
+        values = [_value(d) for d in draws] + [_bet()] * filler * 3
+        expected = [privacy.scrub(v, without_key="drop") for v in values]
+        got = privacy.scrub_all(values)
+        assert got == expected
+        if all(a is b for a, b in zip(expected, values, strict=True)):
+            assert got is values
+        assert privacy.needs_scrub(b"\n".join(values)) == any(map(privacy.needs_scrub, values))
+        for v in values:
+            assert privacy.needs_scrub(v) == (privacy._PLAYER_WORD.search(v.lower()) is not None
+                                              or b"\\u" in v)
+
+    check()
