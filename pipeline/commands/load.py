@@ -239,11 +239,16 @@ def _shown(key: str, value: Any) -> str:
 
 
 INTERRUPT_ERROR = "DagsterExecutionInterruptedError"
+# what a step's error chain holds when SIGINT or SIGTERM stopped it: Dagster's error, or a
+# DuckDB query interrupted by the signal ("Query interrupted")
+INTERRUPTS = {INTERRUPT_ERROR, "InterruptException", "KeyboardInterrupt"}
 
 
-def _said(err: Any) -> str:
+def _said(err: Any, interrupted: bool = False) -> str:
     """A failed step's error as a person reads it: the message without the class's module
     path (``events.logs.base.LogUnavailable: ...``), and an interrupt as one."""
+    if interrupted:
+        return "interrupted (Ctrl-C or SIGTERM); the next load goes on from the last commit"
     if err is None:
         return "unknown error"
     name = str(getattr(err, "cls_name", "") or "")
@@ -266,10 +271,13 @@ def report(result: Any, warehouse: str) -> int:
         for event in result.all_events:
             if event.is_step_failure:
                 err = event.event_specific_data.error
+                names = {str(getattr(err, "cls_name", ""))}
                 while err is not None and err.cause is not None:  # the root cause, not
                     err = err.cause  # Dagster's "Error occurred while executing op"
-                text = _said(err)
-                interrupted |= str(getattr(err, "cls_name", "")) == INTERRUPT_ERROR
+                    names.add(str(getattr(err, "cls_name", "")))
+                stopped = bool(names & INTERRUPTS)  # a query stopped by the signal, too
+                interrupted |= stopped
+                text = _said(err) if not stopped else _said(None, interrupted=True)
                 print(f"uth load: step {event.step_key} failed: {text}", file=sys.stderr)
                 if "Could not read enough bytes" in text or "Corrupt database" in text:
                     print(f"uth load: {warehouse}: the warehouse file is damaged; move it "
