@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import access, access_log, freshness_header
+from dashboards import access, access_log, downloads, freshness_header
 
 KEY = "_uth_access"  # the run's grant, in the session's state
 LAST = "_uth_access_last"  # the last view logged per kind, so that a rerun is not logged again
@@ -83,10 +83,19 @@ def note(what: str, *, once: bool = True, **details: Any) -> None:
     access_log.append(grant.log, line)
 
 
-def on_download(kind: str, name: str, **details: Any) -> Callable[[], None]:
-    """A download button's ``on_click``: the download is logged when it is made."""
-    page = st.session_state.get("_uth_page", "")
-    return lambda: note("download", once=False, page=page, download=kind, file=name, **details)
+def download(label: str, item: str, file_name: str, make: Callable[[], str | bytes], *,
+             mime: str, key: str, **details: Any) -> None:
+    """A download button for ``item`` (``access.CSV``, ``access.EVIDENCE``) when this user
+    may make it: the file is made at the click and let out once to this user only, and the
+    fetch is logged (``dashboards/downloads.py``)."""
+    grant = current()
+    if item not in grant.allowed:
+        return
+    entry = downloads.Entry(str(grant.who.get("sub", "")), item, grant.log, dict(grant.who),
+                            grant.roles, {"page": st.session_state.get("_uth_page", ""),
+                                          **details})
+    st.download_button(label, downloads.maker(make, file_name, entry), file_name=file_name,
+                       mime=mime, key=key, icon=":material/download:", on_click="ignore")
 
 
 def _page(spec: access.PageSpec, default: bool) -> Any:

@@ -196,16 +196,14 @@ if not hand_findings.empty:
              column_config=ui.fitted(found))
 
 if gate.may(access.EVIDENCE):  # a role without evidence downloads is not offered them
-    st.download_button("Download evidence (JSON)", data=evidence.to_json(doc),
-                       file_name=f"evidence-{chosen}.json", mime="application/json",
-                       key="audit_download", on_click=gate.on_download(
-                           access.EVIDENCE, f"evidence-{chosen}.json", hand=chosen))
+    gate.download("Download evidence (JSON)", access.EVIDENCE, f"evidence-{chosen}.json",
+                  lambda: evidence.to_json(doc), mime="application/json",
+                  key="audit_download", hand=chosen)
     printable = evidence.sheet(doc, events_df, tz)
     if printable is not None:
-        st.download_button("Download evidence sheet (HTML, printable)", data=printable,
-                           file_name=f"evidence-{chosen}.html", mime="text/html",
-                           key="audit_download_html", on_click=gate.on_download(
-                               access.EVIDENCE, f"evidence-{chosen}.html", hand=chosen))
+        gate.download("Download evidence sheet (HTML, printable)", access.EVIDENCE,
+                      f"evidence-{chosen}.html", lambda: printable, mime="text/html",
+                      key="audit_download_html", hand=chosen)
     if doc.get("auditor", {}).get("inclusion_proof"):
         sealed = doc["auditor"]["inclusion_proof"]
         st.caption(f"Both downloads carry the hand's inclusion proof against seal "

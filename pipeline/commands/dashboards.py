@@ -23,7 +23,8 @@ from typing import Any
 
 from dashboards import access
 
-APP = Path(__file__).resolve().parents[2] / "dashboards" / "streamlit_app.py"
+# Streamlit with the download guard in front (dashboards/server.py, over streamlit_app.py)
+APP = Path(__file__).resolve().parents[2] / "dashboards" / "server.py"
 
 
 def register(sub: Any) -> None:
@@ -146,6 +147,10 @@ def _serve(argv: list[str], env: dict[str, str]) -> int:
         if child.poll() is None:
             child.kill()
             child.wait()
-    if stopping:
+    if stopping:  # said here: the server under its ASGI runner says nothing when it stops;
+        # that runner (uvicorn) shuts down, then re-raises the signal it caught: -SIGTERM
+        clean = code in (0, -signal.SIGTERM)
+        print("uth dashboards: stopped" + ("" if clean else f" (the server exited {code})"),
+              file=sys.stderr, flush=True)
         return 0
     return code

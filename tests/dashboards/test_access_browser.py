@@ -131,7 +131,7 @@ def test_each_role_sees_exactly_its_pages(browser, signed, sub: str) -> None:  #
     written = [x for x in lines(log) if x["sub"] == sub]
     assert {x["page"] for x in written if x["what"] == "page"} == {
         p.url_path for p in access.PAGES if p.title in expected}
-    assert {x["page"] for x in written if x["what"] == "refused"} == {
+    assert {x["page"] for x in written if x["what"] == "refused" and "download" not in x} == {
         p.url_path for p in access.PAGES if p.title not in expected}
     assert all(x["roles"] == [role] and x["email"] == f"{sub}@casino.test" for x in written)
     if "Hand audit" in expected:
@@ -210,3 +210,44 @@ def test_the_audit_role_reads_the_log(browser, signed) -> None:  # type: ignore[
     assert any(x["what"] == "page" and x["page"] == "access_log" and x["sub"] == "audit-1"
                for x in lines(log))
     page.context.close()
+
+
+def test_a_download_url_answers_its_user_alone(browser, signed) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The URL a signed-in user's click makes is refused to a signed-out browser and to a
+    user whose role may not make that download; its user gets the file."""
+    srv, log = signed
+    pit = sign_in(browser, srv, "pit-1")  # a role without evidence downloads
+    heading(pit, "Floor")
+    outsider = browser.new_context()  # signed out
+    surv = sign_in(browser, srv, "surv-1")
+    urls: list[str] = []
+
+    def hold(route) -> None:  # type: ignore[no-untyped-def]  # the URL, not yet fetched
+        urls.append(route.request.url)
+        route.abort()
+
+    surv.route("**/media/**", hold)
+    surv.goto(f"{srv.url}/hand_audit?hand_id=H1", wait_until="domcontentloaded")
+    surv.get_by_text("Verdict: 1 of 4 wagers settled wrongly.").wait_for(timeout=WAIT)
+    settle(surv)
+    before = len(urls)  # images the page shows
+    surv.get_by_role("button", name="Download evidence (JSON)").click()
+    deadline = 0
+    while len(urls) == before and deadline < 600:
+        surv.wait_for_timeout(200)
+        deadline += 1
+    url = urls[-1]
+    assert "/media/" in url, urls
+    # at once: Streamlit drops a made file from its store soon after (404 then)
+    refused = outsider.request.get(url)
+    assert refused.status == 403 and b"evidence" not in refused.body()
+    assert pit.context.request.get(url).status == 403
+    got = surv.context.request.get(url)
+    assert got.status == 200 and json.loads(got.body())["hand_id"] == "H1"
+    outsider.close()
+    pit.context.close()
+    surv.context.close()
+    written = [x for x in lines(log) if x.get("file") == "evidence-H1.json"
+               and x["sub"] in ("pit-1", "(signed out)")]
+    assert [(x["sub"], x["what"]) for x in written[-2:]] == [
+        ("(signed out)", "refused"), ("pit-1", "refused")]

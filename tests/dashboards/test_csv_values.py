@@ -26,7 +26,9 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     def spy(label: str, data: Any, *args: Any, **kwargs: Any) -> Any:
         if "CSV" in label:
-            seen.append((kwargs.get("file_name", ""), data))
+            made = data() if callable(data) else data  # made at the click, for its user
+            seen.append((kwargs.get("file_name", ""),
+                         made.decode() if isinstance(made, bytes) else made))
         return real(label, data, *args, **kwargs)
 
     monkeypatch.setattr(streamlit, "download_button", spy)
