@@ -64,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
                     print(text)
                 if args.no_follow:
                     return _say_unseen(tables, shown, log) if args.lines > 0 else 0
+                if tables and not shown and args.lines > 0:  # a mistyped table: say so
+                    print(f"uth tail: no event of table {', '.join(sorted(tables))} in "
+                          f"{log.describe()} yet; waiting for one (Ctrl-C to stop)",
+                          file=sys.stderr, flush=True)
             printed = 0
             for batch in log.read(start, follow=not args.no_follow, stop=lambda: stopping):
                 for _, text in _lines(log, batch, tables):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -88,6 +89,28 @@ def test_a_table_with_no_event_is_said(tmp_path: Path,
                      *extra]) == 1
         said = capsys.readouterr()
         assert said.out == "" and "no event of table T99" in said.err
+
+
+def test_following_a_table_with_no_event_says_so_while_it_waits(tmp_path: Path) -> None:
+    """Issue 36: `uth tail --table T99` (following, the default) printed nothing at all."""
+    db = tmp_path / "outbox.db"
+    TablePublisher(db).publish({"type": "TableClosed", "table_id": "T9"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "tail", "--source", f"sqlite:///{db}",
+         "--table", "T99"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        ready, _, _ = select.select([proc.stderr], [], [], 60)
+        assert ready, "nothing said within 60 s"
+        said = proc.stderr.readline()
+        assert "no event of table T99" in said and "waiting" in said, said
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0 and proc.stdout.read() == ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_follow_prints_new_events_and_stops_on_sigterm(tmp_path: Path) -> None:
