@@ -83,3 +83,11 @@ def test_no_package_cycles_in_events() -> None:
 
 def test_the_cycle_finder_sees_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c"]
+
+
+def test_no_module_over_400_lines() -> None:
+    """The guide's bound: a module that grows past it is split by what its parts are."""
+    long = {str(p.relative_to(REPO)): n for top in ("events", "pipeline", "dashboards")
+            for p in (REPO / top).rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, long
