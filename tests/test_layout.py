@@ -132,3 +132,11 @@ def test_the_tree_reader_follows_indentation() -> None:
             "              can and do\n  money.py  cents\npipeline/\n  cli.py\n```\n")
     assert _named_in_tree(text) == {"events", "events/game", "events/game/rules.py",
                                     "events/money.py", "pipeline", "pipeline/cli.py"}
+
+
+def test_no_module_over_400_lines() -> None:
+    """The guide's bound: a module that grows past it is split by what its parts are."""
+    long = {str(p.relative_to(REPO)): n for top in ("events", "pipeline", "dashboards")
+            for p in (REPO / top).rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, long
