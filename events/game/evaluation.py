@@ -138,6 +138,16 @@ def _suit_bits() -> npt.NDArray[np.int64]:
     return out
 
 
+def _part_sums(table: npt.NDArray[np.int64], cards: npt.NDArray[np.int64]
+               ) -> npt.NDArray[np.int64]:
+    """``table[cards]`` summed over the last axis (a few cards: a gather and an add per
+    card, faster than a sum over a short axis)."""
+    out = table[cards[..., 0]]
+    for i in range(1, cards.shape[-1]):
+        out += table[cards[..., i]]
+    return out
+
+
 def evaluate_split(left: IntArray, right: IntArray) -> npt.NDArray[np.int32]:
     """Strengths of every left part (N, Q, a) with every right part (N, K, b) of the same
     row, a + b = 7: (N, Q, K). Seven distinct cards' key and suit masks are the sums of
@@ -148,8 +158,8 @@ def evaluate_split(left: IntArray, right: IntArray) -> npt.NDArray[np.int32]:
         raise ValueError("the two parts must make seven cards, row by row")
     key, bit = _eval_cache.tables().card_key, _suit_bits()
     n, q, k = left.shape[0], left.shape[1], right.shape[1]
-    keys = (key[left].sum(axis=2)[:, :, None] + key[right].sum(axis=2)[:, None, :]).ravel()
-    masks = (bit[left].sum(axis=2)[:, :, None] + bit[right].sum(axis=2)[:, None, :]).ravel()
+    keys = (_part_sums(key, left)[:, :, None] + _part_sums(key, right)[:, None, :]).ravel()
+    masks = (_part_sums(bit, left)[:, :, None] + _part_sums(bit, right)[:, None, :]).ravel()
     out = np.empty(keys.size, dtype=np.int32)
     for start in range(0, keys.size, _CHUNK):
         stop = start + _CHUNK
