@@ -135,7 +135,7 @@ def completions(rng: np.random.Generator | KeyedDraws, street: int, hole: IntArr
 
 def raise_minus_check(street: int, multiple: IntArray, comp: Completions,
                       ds: npt.NDArray[np.integer[Any]]
-                      ) -> FloatArray:
+                      ) -> npt.NDArray[np.floating[Any]]:
     """``D`` per (decision, holding, completion) given the dealer strengths ``ds``
     (N, Q, K); ``multiple`` (N,) is the raise valued (its street's largest for a check).
 
@@ -157,29 +157,31 @@ def raise_minus_check(street: int, multiple: IntArray, comp: Completions,
     table = np.empty((n, k, 6), dtype=f32)  # by 2 x outcome (lose, tie, win) + qualifies
     blind = (comp.blind + 2.0).astype(f32)
     if street < 2:
-        c = np.where(comp.river_raise, f32(1.0), f32(0.0))
+        c: npt.NDArray[np.float32] = np.where(comp.river_raise, f32(1.0), f32(0.0))
         if street == 0:
             c = np.where(comp.flop_raise, f32(2.0), c)
         played, gain = c > 0, m - c
     for qualifies in (0, 1):
         a = m + f32(qualifies)
-        lose, tie, win = f32(1.0) - a, f32(2.0), a + blind
-        if street < 2:
-            lose, tie, win = (np.where(played, -gain, lose), np.where(played, f32(0.0), tie),
-                              np.where(played, gain, win))
-        table[:, :, qualifies] = lose
-        table[:, :, 2 + qualifies] = tie
-        table[:, :, 4 + qualifies] = win
+        lose, win = f32(1.0) - a, a + blind
+        if street < 2:  # a play wager goes on where the check is followed by a raise
+            table[:, :, qualifies] = np.where(played, -gain, lose)
+            table[:, :, 2 + qualifies] = np.where(played, f32(0.0), f32(2.0))
+            table[:, :, 4 + qualifies] = np.where(played, gain, win)
+        else:
+            table[:, :, qualifies] = lose
+            table[:, :, 2 + qualifies] = f32(2.0)
+            table[:, :, 4 + qualifies] = win
     ps = comp.ps[:, None, :].astype(ds.dtype)
     pick = (ps > ds).view(np.uint8) + (ps >= ds).view(np.uint8)
     pick += pick
     pick += ((ds >= PAIR_STRENGTH) | (ds < 0)).view(np.uint8)
     where = (np.arange(n * k, dtype=np.int32) * 6).reshape(n, 1, k) + pick
-    out: FloatArray = table.reshape(-1).take(where)
+    out: npt.NDArray[np.float32] = table.reshape(-1).take(where)
     return out.astype(np.float64) if street == 2 else out
 
 
-def _mean_valid(d: FloatArray, valid: BoolArray) -> FloatArray:
+def _mean_valid(d: npt.NDArray[np.floating[Any]], valid: BoolArray) -> FloatArray:
     """Mean over completions of the valid ones (all of them when none is). With fewer
     than 256 completions (the scoring's) the count is taken in bytes and the sum in
     ``d``'s own precision: its figures are multiples of half an ante, a few hundred at
