@@ -1,9 +1,10 @@
 """The hand-audit page's step-by-step view: the table as it stood after each event.
 
-A presentation fold over the hand's events as the warehouse stores them (dicts with
-``type``, ``seq``, ``occurred_at`` and a ``payload`` dict); the audit verdict itself comes
-from the auditor (the warehouse's ``wagers`` and ``audit_findings``, and
-``events.audit.evidence``), not from here.
+The hand's events as the warehouse stores them (dicts with ``type``, ``seq``,
+``occurred_at`` and a ``payload`` dict) go through the reference fold
+(:mod:`events.replay.fold`), whose state after each step is drawn here: the page walks no
+hand of its own. The audit verdict comes from the auditor (the warehouse's ``wagers`` and
+``audit_findings``, and ``events.audit.evidence``).
 
 >>> evs = [{"type": "HandStarted", "payload": {"dealer_id": "D1", "seats": [2]}},
 ...        {"type": "BetPlaced", "payload": {"seat": 2, "spot": "ante", "amount": 1000}},
@@ -25,8 +26,10 @@ from typing import Any
 import msgspec
 
 from dashboards.format import money
-from events.contract.schemas import EVENT_TYPES
+from events.contract.schemas import EVENT_TYPES, TABLE_EVENT_TYPES, Event, PlayerDecision
 from events.describe import describe_payload
+from events.replay.fold import HandState
+from events.replay.fold import fold as reference_fold
 
 SUIT_GLYPHS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SPOTS = ("ante", "blind", "trips", "play")
@@ -77,55 +80,65 @@ def _seat(view: TableView, payload: dict[str, Any]) -> SeatView:
 
 
 def fold(events: Sequence[dict[str, Any]], upto: int) -> TableView:
-    """The table after the first ``upto`` events."""
-    view = TableView()
-    for ev in events[:upto]:
-        kind, p = ev.get("type"), ev.get("payload") or {}
-        if kind == "HandStarted":
-            view.dealer_id = str(p.get("dealer_id", ""))
-            view.status = "in play"
-            for s in p.get("seats") or []:
-                view.seats.setdefault(int(s), SeatView(int(s)))
-        elif kind == "BetPlaced":
-            _seat(view, p).bets[str(p.get("spot"))] = int(p.get("amount") or 0)
-        elif kind == "CardsDealt":
-            cards = [str(c) for c in p.get("cards") or []]
-            if p.get("target") == "community":
-                view.community = cards
-            elif p.get("target") == "dealer":
-                view.dealer = cards
-            else:
-                _seat(view, p).cards = cards
-        elif kind == "CommunityRevealed":
-            view.revealed = 3 if p.get("street") == "flop" else 5
-            if len(view.community) < view.revealed:  # revealed without a recorded deal
-                view.community = view.community + [str(c) for c in p.get("cards") or []]
-        elif kind == "PlayerDecision":
-            seat = _seat(view, p)
-            action = str(p.get("action"))
-            text = f"{p.get('street')}: {action}"
-            if action == "raise":
-                text += f" {p.get('multiple')}x"
-                seat.bets["play"] = int(p.get("amount") or 0)
-            if p.get("auto"):
-                text += " (auto)"
-            seat.decisions.append(text)
-            seat.folded = seat.folded or action == "fold"
-        elif kind == "DealerRevealed":
-            view.dealer_revealed = True
-            if not view.dealer:
-                view.dealer = [str(c) for c in p.get("cards") or []]
-        elif kind == "PayoutRecorded":
-            _seat(view, p).payouts[str(p.get("spot"))] = (str(p.get("outcome")),
-                                                          int(p.get("amount") or 0))
-        elif kind == "HandEnded":
-            view.status = "ended"
-        elif kind == "HandVoided":
-            view.status = f"voided: {p.get('reason', '')}"
-        elif kind == "DisputeOpened":
-            view.disputes.append(f"seat {p.get('seat')} disputes: {p.get('claim', '')}")
-        elif kind == "DisputeResolved":
-            view.disputes.append(f"seat {p.get('seat')} resolved: {p.get('resolution', '')}")
+    """The table after the first ``upto`` events: the reference fold's state
+    (:func:`events.replay.fold.fold`) after them, drawn. Rows that are not events of the
+    contract (the warehouse validated its own at ingest) change nothing, as in the fold."""
+    shown = [ev for ev in (_event(r, n) for n, r in enumerate(events[:upto])) if ev is not None]
+    first = next((ev for ev in shown if ev.hand_id is not None), None)
+    if first is None:
+        return TableView()
+    assert first.hand_id is not None
+    state = reference_fold(shown, HandState.begin(first.hand_id, first.table_id))
+    return _view(state, [ev for ev in shown if isinstance(ev, PlayerDecision)])
+
+
+def _event(row: dict[str, Any], n: int) -> Event | None:
+    """A stored event row (``type``, ``payload`` and what it has of the envelope) as the
+    contract's Struct; ``None`` for a row that is not one."""
+    cls = EVENT_TYPES.get(str(row.get("type")))
+    if cls is None:
+        return None
+    envelope = {"event_id": row.get("event_id") or f"row-{n}", "schema_version": 1,
+                "table_id": row.get("table_id") or "-", "seq": row.get("seq") or n,
+                "occurred_at": row.get("occurred_at") or "",
+                "hand_id": None if cls.__name__ in TABLE_EVENT_TYPES
+                else row.get("hand_id") or "-"}
+    try:
+        ev: Event = msgspec.convert({**envelope, "type": cls.__name__,
+                                     "payload": row.get("payload") or {}}, cls)
+    except msgspec.ValidationError:
+        return None
+    return ev
+
+
+def _view(state: HandState, decisions: Sequence[PlayerDecision]) -> TableView:
+    """The fold's state as the page draws it; ``decisions`` are the hand's
+    ``PlayerDecision`` events so far, listed as recorded (with ``auto`` where the table
+    decided for the seat)."""
+    status = ("not started" if not state.started and state.ended is None
+              else "in play" if state.ended is None else "ended" if state.ended == "ended"
+              else f"voided: {state.void_reason or ''}")
+    view = TableView(community=list(state.community or state.revealed),
+                     revealed=len(state.revealed),
+                     dealer=list(state.dealer or state.dealer_revealed),
+                     dealer_revealed=bool(state.dealer_revealed),
+                     dealer_id=state.dealer_id or "", status=status)
+    for s in (*state.seats_in_play, *state.seats, *state.hole, *(k[0] for k in state.payouts)):
+        view.seats.setdefault(s, SeatView(s))
+    for s, seat in state.seats.items():
+        view.seats[s].bets = {spot: getattr(seat, spot) for spot in SPOTS if getattr(seat, spot)}
+        view.seats[s].folded = seat.folded
+    for s, cards in state.hole.items():
+        view.seats[s].cards = list(cards)
+    for (s, spot), paid in state.payouts.items():
+        view.seats[s].payouts[spot] = (paid.outcome, paid.amount)
+    for ev in decisions:
+        p = ev.payload
+        text = f"{p.street}: {p.action}" + (f" {p.multiple}x" if p.action == "raise" else "")
+        view.seats.setdefault(p.seat, SeatView(p.seat)).decisions.append(
+            text + (" (auto)" if p.auto else ""))
+    view.disputes = [f"seat {d.seat} {'disputes' if d.adjustment is None else 'resolved'}: "
+                     f"{d.text}" for d in state.disputes]
     return view
 
 

@@ -83,3 +83,60 @@ def test_no_package_cycles_in_events() -> None:
 
 def test_the_cycle_finder_sees_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c"]
+
+
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+DOCUMENTED = ("events", "pipeline", "dashboards")
+
+
+def _named_in_tree(text: str) -> set[str]:
+    """The files the architecture's tree names: each line ``<indent>name`` under the
+    folders (``name/``) it is indented under; a name is the line's first word."""
+    block = text.split("```", 2)[1]
+    named: set[str] = set()
+    stack: list[tuple[int, str]] = []  # (indent, folder)
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        word = line.split()[0]
+        if not (word.endswith("/") or word.endswith(".py")):
+            continue  # a description's continuation
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = "/".join([f for _, f in stack] + [word.rstrip("/")])
+        if word.endswith("/"):
+            stack.append((indent, word.rstrip("/")))
+        named.add(path)
+    return named
+
+
+def _modules_on_disk() -> set[str]:
+    return {str(p.relative_to(REPO)) for top in DOCUMENTED for p in (REPO / top).rglob("*.py")
+            if p.name != "__init__.py"}
+
+
+def test_the_architecture_names_every_module() -> None:
+    """docs/architecture.md's tree names every module of events/, pipeline/ and
+    dashboards/, one line each, and no module that is not there."""
+    named = _named_in_tree(ARCHITECTURE.read_text(encoding="utf-8"))
+    on_disk = _modules_on_disk()
+    assert len(on_disk) > 150
+    assert not on_disk - named, f"not in docs/architecture.md: {sorted(on_disk - named)}"
+    stale = {n for n in named if n.endswith(".py") and n.split("/")[0] in DOCUMENTED} - on_disk
+    assert not stale, f"named in docs/architecture.md but not there: {sorted(stale)}"
+
+
+def test_the_tree_reader_follows_indentation() -> None:
+    text = ("```\nevents/   the domain\n  game/     rules\n    rules.py  verify\n"
+            "              can and do\n  money.py  cents\npipeline/\n  cli.py\n```\n")
+    assert _named_in_tree(text) == {"events", "events/game", "events/game/rules.py",
+                                    "events/money.py", "pipeline", "pipeline/cli.py"}
+
+
+def test_no_module_over_400_lines() -> None:
+    """The guide's bound: a module that grows past it is split by what its parts are."""
+    long = {str(p.relative_to(REPO)): n for top in ("events", "pipeline", "dashboards")
+            for p in (REPO / top).rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, long

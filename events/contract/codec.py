@@ -37,9 +37,8 @@ from events.contract.schemas import (
     SCHEMA_VERSION,
     Event,
     decode_event,
-    time_problem,
-    times_valid,
 )
+from events.contract.times import time_problem, times_valid
 from events.contract.upcasting import UPCASTERS, UpcasterRegistry, UpcastError
 
 MAX_EVENT_BYTES = 64 * 1024  # one event: a few hundred bytes; anything near this is hostile

@@ -62,6 +62,9 @@ def register(sub: Any) -> None:
 
 @dataclass
 class HandSummary:
+    """What hand search shows and matches of a hand: its reference fold's state
+    (:mod:`events.replay.fold`) in a few fields."""
+
     hand_id: str
     table_id: str
     dealer_id: str | None = None
@@ -73,6 +76,16 @@ class HandSummary:
     board: list[str] = field(default_factory=list)
     cards: set[str] = field(default_factory=set)
     paid: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, spot) -> amount
+
+    @classmethod
+    def of(cls, state: Any) -> HandSummary:
+        """The summary of a :class:`~events.replay.fold.HandState` (a wager's first
+        recorded payout: a redelivered copy of one changes nothing)."""
+        table = state.table
+        return cls(state.hand_id, state.table_id, state.dealer_id, tuple(state.seats_in_play),
+                   state.started_at, state.ended_at, _STATUS[state.ended],
+                   table.currency if table is not None else None, list(state.community),
+                   set(state.cards), {k: paid.amount for k, paid in state.payouts.items()})
 
     @property
     def nets(self) -> dict[int, int]:
@@ -91,44 +104,41 @@ class HandSummary:
                 "currency": self.currency}
 
 
+_STATUS = {None: "incomplete", "ended": "settled", "voided": "voided"}
+
+
 def summaries(source: str) -> dict[str, HandSummary]:
-    """Every hand of the source, summed up from its events. Applying an event twice (a
-    redelivered copy) changes nothing, so no event id is remembered: memory is one small
-    record per hand."""
-    from events.contract.codec import decode_records
+    """Every hand of the source, each folded by the reference (``events.replay.fold``'s
+    ``apply``, with its table's ``TableOpened`` in force). A settled hand is kept as its
+    small summary: the fold applies no game event after a hand ended, so nothing later
+    changes it. Applying an event twice (a redelivered copy) changes nothing the summary
+    shows, so no event id is remembered."""
+    from events.contract.codec import Rejection, decode_records
+    from events.contract.schemas import TableOpened
+    from events.replay.fold import HandState, TableContext, apply
     from pipeline.commands.audit import read_batches
 
-    hands: dict[str, HandSummary] = {}
-    currencies: dict[str, str] = {}  # table -> the currency it last opened in
+    done: dict[str, HandSummary] = {}
+    folding: dict[str, HandState] = {}
+    tables: dict[str, TableContext] = {}  # table -> its TableOpened in force
     for chunk in read_batches(source):
         for ev in decode_records(chunk):
-            hand_id = getattr(ev, "hand_id", None)
-            if hand_id is None:
-                if type(ev).__name__ == "TableOpened":
-                    currencies[ev.table_id] = ev.payload.currency  # type: ignore[union-attr]
+            if isinstance(ev, Rejection):
                 continue
-            h = hands.get(hand_id)
-            if h is None:
-                table = ev.table_id  # type: ignore[union-attr]
-                h = hands[hand_id] = HandSummary(hand_id, table, currency=currencies.get(table))
-            _apply(h, ev)
-    return hands
-
-
-def _apply(h: HandSummary, ev: Any) -> None:
-    kind, p = type(ev).__name__, ev.payload
-    if kind == "HandStarted":
-        h.dealer_id, h.seats, h.started_at = p.dealer_id, tuple(p.seats), ev.occurred_at
-    elif kind == "CardsDealt":
-        h.cards.update(p.cards)
-        if p.target == "community":
-            h.board = list(p.cards)
-    elif kind == "PayoutRecorded":
-        h.paid[(p.seat, p.spot)] = p.amount
-    elif kind == "HandEnded":
-        h.status, h.ended_at = "settled", ev.occurred_at
-    elif kind == "HandVoided":
-        h.status, h.ended_at = "voided", ev.occurred_at
+            hand_id = ev.hand_id
+            if hand_id is None:
+                if isinstance(ev, TableOpened):
+                    tables[ev.table_id] = TableContext.opened(ev)
+                continue
+            if hand_id in done:
+                continue
+            state = folding.get(hand_id)
+            if state is None:
+                state = HandState.begin(hand_id, ev.table_id, tables.get(ev.table_id))
+            state = folding[hand_id] = apply(state, ev)
+            if state.ended == "ended":
+                done[hand_id] = HandSummary.of(folding.pop(hand_id))
+    return {**done, **{h: HandSummary.of(state) for h, state in folding.items()}}
 
 
 def matches(h: HandSummary, args: argparse.Namespace, chosen: Any) -> bool:

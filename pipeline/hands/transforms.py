@@ -27,7 +27,8 @@ import pyarrow.compute as pc
 
 from events.audit.auditor import BULK_HANDS, audit
 from events.audit.columns import RowColumns
-from events.contract.schemas import Event, decode_event, times_valid
+from events.contract.schemas import Event, decode_event
+from events.contract.times import times_valid
 from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from pipeline.gc_policy import bulk_work
 from pipeline.hands import in_play

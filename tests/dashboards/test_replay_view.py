@@ -75,3 +75,28 @@ def test_evidence_document(handmade_warehouse: Path) -> None:
 
 def test_doctests() -> None:
     assert doctest.testmod(replay_view).failed == 0
+
+
+def test_the_view_is_the_reference_folds_state() -> None:
+    """The page draws the auditor's fold, not a walk of its own: a second ante on a spot
+    and a raise after a raise are not applied by the fold, so the table shows the stakes
+    the auditor settles on."""
+    from events.contract.schemas import decode_event
+    from events.replay.fold import replay
+
+    again = [*EVENTS[:2], {"type": "BetPlaced", "seq": 99, "occurred_at": "",
+                           "payload": {"seat": 2, "spot": "ante", "amount": 5000}}, *EVENTS[2:10],
+             {"type": "PlayerDecision", "seq": 98, "occurred_at": "",
+              "payload": {"seat": 2, "street": "river", "action": "raise", "multiple": 1,
+                          "amount": 7000}}]
+    view = fold(again, len(again))
+    assert view.seats[2].bets == {"ante": 1000, "blind": 1000, "trips": 500, "play": 2000}
+    assert view.seats[2].decisions[-1] == "river: raise 1x"  # (listed as recorded)
+    events = [decode_event(json.dumps(
+        {"event_id": f"e{n}", "schema_version": 1, "table_id": "T1",
+         "hand_id": None if e["type"] == "TableOpened" else "H1", "seq": n,
+         "occurred_at": "2026-11-28T21:08:00.000Z", "type": e["type"], "payload": e["payload"]}))
+        for n, e in enumerate(again)]
+    final = replay(events).final
+    assert view.seats[2].bets["ante"] == final.seats[2].ante
+    assert view.seats[2].bets["play"] == final.seats[2].play

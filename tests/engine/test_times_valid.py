@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from events.contract.codec import Rejection, decode_line
-from events.contract.schemas import _common_form, time_problem, times_valid
+from events.contract.times import _common_form, time_problem, times_valid
 
 
 def _events(times: list[str]) -> list[Any]:

@@ -135,3 +135,43 @@ def test_hands_count_a_redelivered_payout_once(log: Path, tmp_path: Path,
     nets = {json.loads(line)["hand_id"]: json.loads(line)["nets"] for line in text.splitlines()}
     spec = next(s for s in floor.specs() if s.hand_id == "T1-A")
     assert nets["T1-A"] == {str(k): v for k, v in sorted(_nets(spec).items())}
+
+
+def test_hands_show_the_reference_folds_hand(log: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Hand search folds each hand with the reference (``events.replay.fold``): a payout
+    recorded after the hand ended is not applied there (the auditor flags it), so it is
+    not the hand's recorded net here either; nor does a second board dealt replace the
+    first."""
+    from events.contract.schemas import decode_event
+    from events.replay.fold import replay
+
+    lines = log.read_bytes().splitlines(keepends=True)
+    events = [json.loads(line) for line in lines]
+    last_seq = max(e["seq"] for e in events if e["table_id"] == "T1")
+    payout = next(e for e in events if e["type"] == "PayoutRecorded" and e["hand_id"] == "T1-A")
+    board = next(e for e in events if e["type"] == "CardsDealt" and e["hand_id"] == "T1-A"
+                 and e["payload"]["target"] == "community")
+    late = {**payout, "event_id": "late-payout", "seq": last_seq + 1,
+            "payload": {**payout["payload"], "amount": payout["payload"]["amount"] + 12345}}
+    second = {**board, "event_id": "second-board", "seq": last_seq + 2,
+              "payload": {**board["payload"], "cards": list(reversed(board["payload"]["cards"]))}}
+    at = next(i for i, e in enumerate(events) if e["type"] == "HandEnded"
+              and e["hand_id"] == "T1-A")
+    changed = tmp_path / "late.jsonl"
+    extra = [json.dumps(second).encode() + b"\n"]
+    changed.write_bytes(b"".join([*lines[:at], *extra, *lines[at:], json.dumps(late).encode()
+                                  + b"\n"]))
+    text = out_of(capsys, "hands", "--source", str(changed), "--json")
+    shown = next(json.loads(line) for line in text.splitlines()
+                 if json.loads(line)["hand_id"] == "T1-A")
+    hand = [decode_event(line) for line in changed.read_bytes().splitlines()
+            if b'"T1-A"' in line]
+    final = replay(hand).final
+    nets: dict[str, int] = {}
+    for (seat, _spot), paid in final.payouts.items():
+        nets[str(seat)] = nets.get(str(seat), 0) + paid.amount
+    assert shown["nets"] == dict(sorted(nets.items()))
+    spec = next(s for s in floor.specs() if s.hand_id == "T1-A")
+    assert shown["nets"] == {str(k): v for k, v in sorted(_nets(spec).items())}
+    assert shown["board"] == board["payload"]["cards"] == list(final.community)
