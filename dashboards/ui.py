@@ -93,10 +93,28 @@ def md(value: Any) -> str:
     return "".join(_MD_LINKING.get(c, c) for c in escaped)
 
 
+def code(value: Any) -> str:
+    """Text shown as it is, in a markdown code span (escapes would show there): fenced
+    by more backticks than any run of them inside."""
+    text = str(value)
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") \
+        else f"{fence}{text}{fence}"
+
+
 def hand_link(hand_id: Any) -> str:
     """The hand audit page of a hand, its id URL-encoded (``+``, ``&``, ``#`` and ``/``
     stay part of the id, never the link's own syntax)."""
     return "hand_audit?hand_id=" + quote(str(hand_id), safe="")
+
+
+def open_in_audit(label: str, labels: dict[Any, str], key: str) -> Any | None:
+    """A picker of hands and its "Open in hand audit" button below it (beside it, a
+    quarter of an 800-pixel page cut the button's words): the pick once clicked, else None.
+    The widgets' keys are ``{key}_open`` and ``{key}_go``."""
+    pick = st.selectbox(label, list(labels), format_func=labels.__getitem__,
+                        key=f"{key}_open")
+    return pick if st.button("Open in hand audit", key=f"{key}_go") else None
 
 
 def empty_notice(what: str) -> None:

@@ -17,12 +17,13 @@ log = gate.current().log
 if log is None:
     st.info("No access log: the dashboards were started without a warehouse.")
     st.stop()
-st.caption(f"Appended to `{ui.md(log)}` (beside the warehouse, never rewritten): the last "
+st.caption(f"Appended to {ui.code(log)} (beside the warehouse, never rewritten): the last "
            f"{LIMIT:,} lines, newest first.")
 records = access_log.read(log, LIMIT)
 if not records:
-    st.info("Nothing logged yet. Lines are written for signed-in users; with no sign-in "
-            "configured the dashboards are one person's and log nothing.")
+    st.info("Nothing logged yet. Every page, hand, player's evidence, download and refusal "
+            "is written here, by the signed-in user or, with no sign-in configured, as "
+            "the local user.")
     st.stop()
 frame = pd.DataFrame(records[::-1]).reindex(columns=COLUMNS)
 for column in ("roles", "players"):

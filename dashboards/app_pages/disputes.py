@@ -98,9 +98,7 @@ else:
 
 labels = {i: f"{r['hand_id']} · seat {r['seat']} · {r['status']} · {r['claim']}"
           for i, r in rows.iterrows()}
-c1, c2 = st.columns([4, 1])
-pick = c1.selectbox("Open a dispute's hand", list(labels), format_func=labels.__getitem__,
-                    key="disputes_open")
-if c2.button("Open in hand audit", key="disputes_go"):
+pick = ui.open_in_audit("Open a dispute's hand", labels, "disputes")
+if pick is not None:
     st.switch_page("app_pages/hand_audit.py",
                    query_params={"hand_id": str(rows.loc[pick, "hand_id"])})

@@ -88,9 +88,7 @@ if not linked.empty:
     labels = {fid: f"{hid} · {kind} · seat {seat} {spot}" for fid, hid, kind, seat, spot in zip(
         linked["finding_id"], linked["hand_id"], linked["kind"], linked["seat"], linked["spot"],
         strict=True)}
-    c1, c2 = st.columns([4, 1])
-    pick = c1.selectbox("Open a finding's hand", list(labels), format_func=labels.__getitem__,
-                        key="findings_open")
-    if c2.button("Open in hand audit", key="findings_go"):
+    pick = ui.open_in_audit("Open a finding's hand", labels, "findings")
+    if pick is not None:
         hand_of = dict(zip(linked["finding_id"], linked["hand_id"], strict=True))
         st.switch_page("app_pages/hand_audit.py", query_params={"hand_id": str(hand_of[pick])})

@@ -33,7 +33,8 @@ ui.metric_row([
     ("Hands loaded", count(hands), None),
     ("Newest hand or finding (UTC)", str(clock)[:19] if clock is not None else "—", None),
     ("Access log lines", count(len(access_log.read(log))) if log else "—",
-     "Written when sign-in is configured"),
+     "Every page, hand, evidence and download opened, by a signed-in user or the local "
+     "one (no sign-in configured)"),
 ])
 rows = [("warehouse", str(path), *_stat(Path(path) if path else None)),
         ("access log", str(log) if log else "—", *_stat(log))]

@@ -184,10 +184,8 @@ ui.table("players-4", ui.frame({
 labels = {f"{h}|{p}": f"{h} · {p}" for h, p in zip(evidence["hand_id"], evidence["player"],
                                                     strict=True)}
 if labels:
-    c1, c2 = st.columns([4, 1])
-    pick = c1.selectbox("Open an evidence hand", list(labels), format_func=labels.__getitem__,
-                        key="players_open")
-    if c2.button("Open in hand audit", key="players_go"):
+    pick = ui.open_in_audit("Open an evidence hand", labels, "players")
+    if pick is not None:
         gate.note("evidence", once=False, page="players", hand=pick.split("|")[0],
                   players=[pick.split("|", 1)[1]])
         st.switch_page("app_pages/hand_audit.py", query_params={"hand_id": pick.split("|")[0]})

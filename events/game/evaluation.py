@@ -138,18 +138,28 @@ def _suit_bits() -> npt.NDArray[np.int64]:
     return out
 
 
+def _part_sums(table: npt.NDArray[np.int64], cards: npt.NDArray[np.int64]
+               ) -> npt.NDArray[np.int64]:
+    """``table[cards]`` summed over the last axis (a few cards: a gather and an add per
+    card, faster than a sum over a short axis)."""
+    out = table[cards[..., 0]]
+    for i in range(1, cards.shape[-1]):
+        out += table[cards[..., i]]
+    return out
+
+
 def evaluate_split(left: IntArray, right: IntArray) -> npt.NDArray[np.int32]:
     """Strengths of every left part (N, Q, a) with every right part (N, K, b) of the same
     row, a + b = 7: (N, Q, K). Seven distinct cards' key and suit masks are the sums of
     their parts', so each part is summed once, not each of the Q x K hands. A left and a
     right part that share a card give a meaningless strength there, never an error."""
-    left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
-    if left.shape[2] + right.shape[2] != 7 or left.shape[0] != right.shape[0]:
+    lc, rc = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+    if lc.shape[2] + rc.shape[2] != 7 or lc.shape[0] != rc.shape[0]:
         raise ValueError("the two parts must make seven cards, row by row")
     key, bit = _eval_cache.tables().card_key, _suit_bits()
-    n, q, k = left.shape[0], left.shape[1], right.shape[1]
-    keys = (key[left].sum(axis=2)[:, :, None] + key[right].sum(axis=2)[:, None, :]).ravel()
-    masks = (bit[left].sum(axis=2)[:, :, None] + bit[right].sum(axis=2)[:, None, :]).ravel()
+    n, q, k = lc.shape[0], lc.shape[1], rc.shape[1]
+    keys = np.add(_part_sums(key, lc)[:, :, None], _part_sums(key, rc)[:, None, :]).ravel()
+    masks = np.add(_part_sums(bit, lc)[:, :, None], _part_sums(bit, rc)[:, None, :]).ravel()
     out = np.empty(keys.size, dtype=np.int32)
     for start in range(0, keys.size, _CHUNK):
         stop = start + _CHUNK

@@ -208,7 +208,7 @@ class Forwarder:
         decoded = decode_records([(self.source.where(r), r.value) for r in batch])
         records: list[tuple[str, bytes]] = []
         ids: list[str | None] = []
-        sent: list[tuple[Record, Any]] = []
+        sent: list[tuple[Record, Any, bytes]] = []  # with the digest the index keeps
         rejects: list[Rejection] = []
         duplicates = 0
         old = self.index.known((i.table_id, i.seq) for i in decoded
@@ -239,10 +239,10 @@ class Forwarder:
             else:
                 records.append((item.table_id, record.value))
                 ids.append(item.event_id)
-                sent.append((record, item))
+                sent.append((record, item, digest))
         written, dup_at_sink = self._write(records, ids)
         if self.index is not None and sent:  # acknowledged: recognised however old
-            self.index.add((i.table_id, i.seq, i.event_id, _digest(r.value)) for r, i in sent)
+            self.index.add((i.table_id, i.seq, i.event_id, d) for _, i, d in sent)
         if dup_at_sink:
             altered = self._altered_at_sink(sent)
             rejects += altered
@@ -278,15 +278,15 @@ class Forwarder:
             "already stored with other contents; this copy differs and was not stored",
             record.value[:4096], item.event_id, item.table_id)
 
-    def _altered_at_sink(self, sent: list[tuple[Record, Any]]) -> list[Rejection]:
+    def _altered_at_sink(self, sent: list[tuple[Record, Any, bytes]]) -> list[Rejection]:
         """The records of a batch a SQLite sink skipped as already stored (same
         ``event_id``) whose stored bytes are not theirs: conflicts, not duplicates."""
         from events.logs.sqlite import SqliteLog
 
         if not isinstance(self.sink, SqliteLog):
             return []
-        stored = self.sink.stored_values([item.event_id for _, item in sent])
-        return [self._altered(record, item) for record, item in sent
+        stored = self.sink.stored_values([item.event_id for _, item, _ in sent])
+        return [self._altered(record, item) for record, item, _ in sent
                 if stored.get(item.event_id, record.value) != record.value]
 
     def _write(self, records: list[tuple[str, bytes]], ids: list[str | None]) -> tuple[int, int]:

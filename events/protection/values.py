@@ -135,39 +135,63 @@ def completions(rng: np.random.Generator | KeyedDraws, street: int, hole: IntArr
 
 def raise_minus_check(street: int, multiple: IntArray, comp: Completions,
                       ds: npt.NDArray[np.integer[Any]]
-                      ) -> FloatArray:
+                      ) -> npt.NDArray[np.floating[Any]]:
     """``D`` per (decision, holding, completion) given the dealer strengths ``ds``
     (N, Q, K); ``multiple`` (N,) is the raise valued (its street's largest for a check).
 
     Where the check goes on with a play wager of ``c`` antes (2 on the flop, 1 on the
     river), ante, blind and dealer qualification settle alike on both sides and ``D`` is
-    ``(m - c)`` won or lost; where it folds (-2 antes) ``D`` is the raise's own result + 2."""
-    ps = comp.ps[:, None, :].astype(ds.dtype)
-    win, lose = ps > ds, ps < ds
+    ``(m - c)`` won or lost; where it folds (-2 antes) ``D`` is the raise's own result + 2.
+
+    Given a decision and a completion, ``D`` takes one of six values, by the outcome (the
+    player loses, ties or wins) and whether the dealer qualifies: they are worked out per
+    (decision, completion) and each holding picks its own (one gather), rather than
+    computed over every holding. The dealer qualifies with a pair or better (a holding that
+    collides with the completion has a meaningless strength, -1, left out of the mean:
+    counted as the category table counts it, so that every figure is the same). The
+    figures are small multiples of half an ante: exact in single precision, and half the
+    memory to go through."""
     f32 = np.float32
-    m = multiple[:, None, None].astype(f32)
-    # the dealer qualifies: a pair or better (a holding that collides with the completion
-    # has a meaningless strength, -1, left out of the mean: counted as the category table
-    # counts it, so that every figure is the same). The figures are small multiples of
-    # half an ante: exact in single precision, and half the memory to go through.
-    a = m + ((ds >= PAIR_STRENGTH) | (ds < 0))
-    folded = np.where(win, a + (comp.blind[:, None, :] + 2.0).astype(f32),
-                      np.where(lose, f32(1.0) - a, f32(2.0)))
-    if street == 2:
-        return folded.astype(np.float64)
-    c = np.where(comp.river_raise, f32(1.0), f32(0.0))
-    if street == 0:
-        c = np.where(comp.flop_raise, f32(2.0), c)
-    gain = m - c[:, None, :]
-    played = np.where(win, gain, np.where(lose, -gain, f32(0.0)))
-    out: FloatArray = np.where((c > 0)[:, None, :], played, folded)
-    return out
+    n, k = comp.ps.shape
+    m = multiple.astype(f32)[:, None]
+    table = np.empty((n, k, 6), dtype=f32)  # by 2 x outcome (lose, tie, win) + qualifies
+    blind = (comp.blind + 2.0).astype(f32)
+    if street < 2:
+        c: npt.NDArray[np.float32] = np.where(comp.river_raise, f32(1.0), f32(0.0))
+        if street == 0:
+            c = np.where(comp.flop_raise, f32(2.0), c)
+        played, gain = c > 0, m - c
+    for qualifies in (0, 1):
+        a = m + f32(qualifies)
+        lose, win = f32(1.0) - a, a + blind
+        if street < 2:  # a play wager goes on where the check is followed by a raise
+            table[:, :, qualifies] = np.where(played, -gain, lose)
+            table[:, :, 2 + qualifies] = np.where(played, f32(0.0), f32(2.0))
+            table[:, :, 4 + qualifies] = np.where(played, gain, win)
+        else:
+            table[:, :, qualifies] = lose
+            table[:, :, 2 + qualifies] = f32(2.0)
+            table[:, :, 4 + qualifies] = win
+    ps = comp.ps[:, None, :].astype(ds.dtype)
+    pick = (ps > ds).view(np.uint8) + (ps >= ds).view(np.uint8)
+    pick += pick
+    pick += ((ds >= PAIR_STRENGTH) | (ds < 0)).view(np.uint8)
+    where = (np.arange(n * k, dtype=np.int32) * 6).reshape(n, 1, k) + pick
+    out: npt.NDArray[np.float32] = table.reshape(-1).take(where)
+    return out.astype(np.float64) if street == 2 else out
 
 
-def _mean_valid(d: FloatArray, valid: BoolArray) -> FloatArray:
-    """Mean over completions of the valid ones (all of them when none is)."""
-    count = valid.sum(axis=2)
-    total = np.where(valid, d, d.dtype.type(0)).sum(axis=2, dtype=np.float64)
+def _mean_valid(d: npt.NDArray[np.floating[Any]], valid: BoolArray) -> FloatArray:
+    """Mean over completions of the valid ones (all of them when none is). With fewer
+    than 256 completions (the scoring's) the count is taken in bytes and the sum in
+    ``d``'s own precision: its figures are multiples of half an ante, a few hundred at
+    most, so that such a sum is exact in single precision too."""
+    if d.shape[2] < 256:
+        count = valid.view(np.uint8).sum(axis=2, dtype=np.uint8)
+        total = np.where(valid, d, d.dtype.type(0)).sum(axis=2).astype(np.float64)
+    else:
+        count = valid.sum(axis=2)
+        total = np.where(valid, d, d.dtype.type(0)).sum(axis=2, dtype=np.float64)
     out: FloatArray = total / np.maximum(count, 1)
     none = count == 0
     if none.any():
@@ -177,7 +201,9 @@ def _mean_valid(d: FloatArray, valid: BoolArray) -> FloatArray:
 
 def _card_masks(cards: IntArray) -> IntArray:
     """Each row's cards (last axis) as one 52-bit mask."""
-    out: IntArray = np.left_shift(np.int64(1), cards).sum(axis=-1)
+    out: IntArray = np.left_shift(np.int64(1), cards[..., 0])
+    for i in range(1, cards.shape[-1]):  # a few columns: faster than a sum over them
+        out += np.left_shift(np.int64(1), cards[..., i])
     return out
 
 

@@ -149,8 +149,11 @@ def follow(args: argparse.Namespace) -> int:
             args.from_archive, args.rebuild_rollups = "", False  # the first load's only
             if code:
                 failed += code != INTERRUPTED  # a stop asked for, not a failure
-                lines = [x for x in out.getvalue().splitlines() if "uth load:" in x]
-                print(lines[-1] if lines else f"load {loads} failed (exit {code})",
+                # why: a step's error or a failed check (not the load's header line)
+                header = f"uth load: {args.source} -> {args.warehouse}"
+                lines = [x for x in out.getvalue().splitlines()
+                         if ("uth load:" in x and x != header) or ": FAILED (" in x]
+                print("\n".join(lines) or f"load {loads} failed (exit {code})",
                       file=sys.stderr, flush=True)
             print(freshness_line(args.warehouse, args.source, time.monotonic() - began),
                   flush=True)

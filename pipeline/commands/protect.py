@@ -77,12 +77,11 @@ def protect_source(source: str, min_hands: int | None = None,
     from events.protection.assess import MIN_HANDS
     from events.protection.hands import Adjustments
     from events.protection.report import protect
-    from pipeline.commands.audit import decoded_batches, read_batches
+    from pipeline.commands.audit import decoded_batches
 
     adjustments = Adjustments()
-    for chunk in shown.counting(read_batches(source), "pass 1 of 2 (disputes)", "record"):
-        # only a line that may hold one is decoded: the type's name as it is, or escaped
-        wanted = [(p, v) for p, v in chunk if b"DisputeResolved" in v or b"\\" in v]
+    for chunk in shown.counting(_dispute_lines(source), "pass 1 of 2 (disputes)", "record"):
+        wanted = [(p, v) for p, v in chunk if v is not None]
         if wanted:
             adjustments.feed(decode_records(wanted))
     report = protect(_then(shown.counting(decoded_batches(source, scrub=False),
@@ -92,6 +91,31 @@ def protect_source(source: str, min_hands: int | None = None,
                      adjustments=adjustments, ratings=ratings, days=days)
     shown.clear()
     return report
+
+
+def _dispute_lines(source: str) -> Any:
+    """The source's records batch by batch, as ``(position, raw bytes)`` for a record that
+    may hold a ``DisputeResolved`` (the type's name as it is, or escaped) and ``(None,
+    None)`` for the others: a batch none of whose lines may hold one is searched once,
+    whole, rather than line by line."""
+    from events.logs import open_log
+    from events.logs.jsonl import JsonlLog
+    from pipeline.commands.audit import BATCH, read_batches
+
+    def maybe(value: bytes) -> bool:
+        return b"DisputeResolved" in value or b"\\" in value
+
+    with open_log(source, create=False) as log:
+        if isinstance(log, JsonlLog):
+            for first, lines in log.line_batches(max_batch=BATCH):
+                if not maybe(b"".join(lines)):
+                    yield [(None, None)] * len(lines)
+                    continue
+                yield [(first + i, v) if maybe(v) else (None, None)
+                       for i, v in enumerate(lines)]
+            return
+    for chunk in read_batches(source):
+        yield [(p, v) if maybe(v) else (None, None) for p, v in chunk]
 
 
 def _then(batches: Any, after: Any) -> Any:

@@ -71,7 +71,8 @@ def _params() -> list[object]:
 def mark(con: duckdb.DuckDBPyConnection) -> int:
     """Inside ``write_hands``' transaction, after the rows of temp table ``chunk``'s
     hands are written: those left ``incomplete`` that are still in play become
-    ``in_play``, their ``incomplete_hand`` findings dropped; ``pending.in_play`` holds
+    ``in_play``, their ``incomplete_hand`` findings dropped and their wagers not judged
+    (no correct result) until they end; ``pending.in_play`` holds
     exactly the chunk's hands in play. How many."""
     con.execute(f"""CREATE OR REPLACE TEMP TABLE chunk_in_play AS
         {_still_sql("(SELECT hand_id FROM hands SEMI JOIN chunk USING (hand_id) "
@@ -80,6 +81,10 @@ def mark(con: duckdb.DuckDBPyConnection) -> int:
                 "WHERE hand_id IN (SELECT hand_id FROM chunk_in_play)")
     con.execute("DELETE FROM audit_findings WHERE kind = 'incomplete_hand' "
                 "AND hand_id IN (SELECT hand_id FROM chunk_in_play)")
+    # not judged until it ends: the incomplete hand's correct results had no finding left
+    # to cover them, and findings_are_reported failed on a hand cut after its payouts
+    con.execute("UPDATE wagers SET correct_outcome = NULL, correct_result = NULL "
+                "WHERE hand_id IN (SELECT hand_id FROM chunk_in_play)")
     con.execute("DELETE FROM pending.in_play WHERE hand_id IN (SELECT hand_id FROM chunk)")
     con.execute("INSERT INTO pending.in_play SELECT hand_id FROM chunk_in_play")
     n = con.execute("SELECT count(*) FROM chunk_in_play").fetchall()[0][0]

@@ -48,3 +48,25 @@ def test_the_default_log_is_beside_the_warehouse(tmp_path: Path,
     gate.note("download", once=False, download=access.CSV, file="floor.csv")
     assert [{k: x[k] for k in (*LOCAL, "file")} for x in lines(grant.log)] == [
         {**LOCAL, "file": "floor.csv"}]
+
+
+def test_the_pages_say_that_one_persons_use_is_logged(app, handmade_warehouse: Path,  # type: ignore[no-untyped-def]
+                                                      log: Path) -> None:
+    """Health and the Access log page said the log was written only with sign-in (it is
+    written in every mode), and the log's path was shown with markdown's escapes in it."""
+    at = app(handmade_warehouse, "health")
+    (lines_metric,) = [m for m in at.metric if m.label == "Access log lines"]
+    assert lines_metric.value == "1" and "when sign-in is" not in lines_metric.help
+    at = app(handmade_warehouse, "access_log")
+    assert not at.exception and not at.info, [i.value for i in at.info]
+    (caption,) = [c.value for c in at.caption if "Appended to" in c.value]
+    assert f"`{log}`" in caption, caption  # a code span shows its text as it is
+
+
+@pytest.mark.parametrize("page", [p.url_path for p in access.PAGES])
+def test_every_page_says_it_is_one_persons_use(app, handmade_warehouse: Path,  # type: ignore[no-untyped-def]
+                                                log: Path, page: str) -> None:
+    """Issue 35: bound to loopback with no sign-in, every page says so."""
+    at = app(handmade_warehouse, page, **({"hand_id": "H1"} if page == "hand_audit" else {}))
+    assert not at.exception, [e.value for e in at.exception]
+    assert gate.ONE_PERSON in [c.value for c in at.sidebar.caption], page

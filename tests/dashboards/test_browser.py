@@ -28,6 +28,8 @@ PAGES = [
     ("disputes", "Disputes", '[data-testid="stDataFrame"]'),
     ("hold", "Hold report", '[data-testid="stDataFrame"]'),
     ("live", "Live", '[data-testid="stDataFrame"]'),
+    ("health", "Health", '[data-testid="stDataFrame"]'),
+    ("access_log", "Access log", '[data-testid="stDataFrame"]'),  # the visits above
 ]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 

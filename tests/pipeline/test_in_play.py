@@ -106,3 +106,30 @@ def test_a_hand_in_play_becomes_incomplete_once_its_time_passes(
     _load(log, wh)  # nothing new in the log: still a run, for the hand past its time
     assert _state(wh, "T1-H2") == ("incomplete", ["incomplete_hand"])
     assert json.loads(json.dumps(query(wh, "SELECT count(*) FROM pending.in_play"))) == [[0]]
+
+
+def test_a_hand_in_play_with_its_payouts_recorded_is_not_judged_yet(tmp_path: Path) -> None:
+    """A hand cut after its payouts, before its HandEnded: its wagers are not judged until
+    it ends (no correct result), so ``findings_are_reported`` holds at every load. Its
+    wagers held the incomplete hand's correct results with no finding left to cover them,
+    and about one live load in twelve failed that check."""
+    from pipeline.audit.checks import findings_reported
+
+    log, wh = tmp_path / "floor.jsonl", tmp_path / "wh.duckdb"
+    live, second = _table("T1", 2, 5)
+    types = [e["type"] for e in second]
+    _write(log, live.events + second[:types.index("HandEnded")])
+    _load(log, wh)
+    assert _state(wh, "T1-H2") == ("in_play", [])
+    recorded = query(wh, "SELECT count(*) FROM wagers WHERE hand_id = 'T1-H2' "
+                         "AND coalesce(recorded_result, 0) <> 0")
+    assert recorded[0][0] > 0  # payouts that are not all pushes: the case that failed
+    assert query(wh, "SELECT count(*) FROM wagers WHERE hand_id = 'T1-H2' "
+                     "AND (correct_result IS NOT NULL OR correct_outcome IS NOT NULL)") == [(0,)]
+    assert findings_reported(str(wh))[0], findings_reported(str(wh))[1]
+    _write(log, second[types.index("HandEnded"):])  # it ends: judged
+    _load(log, wh)
+    assert _state(wh, "T1-H2")[0] == "settled"
+    assert query(wh, "SELECT count(*) FROM wagers WHERE hand_id = 'T1-H2' "
+                     "AND correct_result IS NULL") == [(0,)]
+    assert findings_reported(str(wh))[0]

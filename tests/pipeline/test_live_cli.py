@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from pipeline.commands.audit import follow_line, stop_sentence
 from pipeline.commands.ingest import Progress
@@ -107,3 +108,30 @@ def test_ingest_follow_on_a_growing_log(tmp_path: Path) -> None:
     progress = [line for line in err.splitlines() if line.startswith("read ")]
     assert 1 <= len(progress) <= 2, err  # at most one line per 5 s of following
     assert f"written    {len(lines):>9,}" in out
+
+
+def test_a_failed_load_in_the_follow_says_why(monkeypatch: Any, capsys: Any) -> None:
+    """A load of ``uth load --follow`` that failed a check names the check (it printed only
+    the load's own header line, which says nothing of why)."""
+    from pipeline.commands import load
+
+    def failing(args: Any) -> int:
+        print(f"uth load: {args.source} -> {args.warehouse}")
+        print("check recorded_payouts_balance: FAILED (hands_off_balance=1)")
+        print("check no_sequence_gaps: ok (gaps=0)")
+        stop.set()
+        return 1
+
+    import threading
+
+    stop = threading.Event()
+    monkeypatch.setattr(load, "load_once", failing)
+    monkeypatch.setattr(threading, "Event", lambda: stop)
+    monkeypatch.setattr("pipeline.freshness.freshness_line", lambda *a: "fresh")
+    args = SimpleNamespace(source="floor.jsonl", warehouse="wh.duckdb", interval=0.0,
+                           from_archive="", rebuild_rollups=False)
+    assert load.follow(args) == 0  # type: ignore[arg-type]
+    out = capsys.readouterr()
+    assert "check recorded_payouts_balance: FAILED (hands_off_balance=1)" in out.err
+    assert "no_sequence_gaps" not in out.err and "-> wh.duckdb" not in out.err
+    assert "stopped after 1 loads (1 failed)" in out.out
