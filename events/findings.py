@@ -106,6 +106,32 @@ class Finding:
                 self.seat or 0, KIND_ORDER.get(self.kind, 99), self.spot or "")
 
 
+def sequence_gap(table_id: str, expect: int, first: int, event_id: str | None,
+                 occurred_at: str | None, position: Any = None) -> Finding:
+    """The finding of a table whose ``seq`` went from before ``expect`` to ``first``: the
+    one wording of a gap (the auditor's sequencer and the warehouse's tables use it)."""
+    missing = first - expect
+    span = f"seq {expect}" if missing == 1 else f"seq {expect} to {first - 1}"
+    return Finding(SEQUENCE_GAP, None, table_id, None, None, None, None, None,
+                   f"Table {table_id}: {span} never arrived ({missing} event"
+                   f"{'' if missing == 1 else 's'} lost before seq {first}).", event_id,
+                   occurred_at, position)
+
+
+def sequence_conflict(table_id: str, seq: int, event_id: str, prior_id: str,
+                      hand_id: str | None, occurred_at: str | None, position: Any = None,
+                      *, same_id: bool = False) -> Finding:
+    """The finding of an event whose table already had ``seq`` from event ``prior_id``
+    (``same_id``: the same event again with other contents): the one wording of a
+    conflict."""
+    detail = (f"Event {event_id} (table {table_id} seq {seq}) arrived twice with different "
+              "contents; the first copy is kept." if same_id else
+              f"Table {table_id} seq {seq}: event {event_id} conflicts with event "
+              f"{prior_id} received earlier with the same seq; the first is kept.")
+    return Finding(SEQUENCE_CONFLICT, hand_id, table_id, None, None, None, None, None, detail,
+                   event_id, occurred_at, position)
+
+
 def parse_time(text: str) -> datetime:
     """An RFC 3339 UTC time of the contract as a naive UTC datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)

@@ -140,3 +140,14 @@ def test_no_module_over_400_lines() -> None:
             for p in (REPO / top).rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
     assert not long, long
+
+
+def test_sequence_findings_are_worded_once() -> None:
+    """A gap and a conflict in a table's ``seq`` are worded in one place
+    (``events.findings``), whoever finds them (the auditor's sequencer, the warehouse)."""
+    for words in ("never arrived", "received earlier with the same seq",
+                  "arrived twice with different"):
+        where = sorted(str(p.relative_to(REPO)) for top in ("events", "pipeline", "dashboards")
+                       for p in (REPO / top).rglob("*.py")
+                       if words in p.read_text(encoding="utf-8"))
+        assert where == ["events/findings.py"], (words, where)

@@ -1,11 +1,13 @@
 """A whole clean hand in one pass, planned for the auditor's fast path.
 
-:func:`fast_plan` walks the hand's events once with local variables and packs what the
-judge needs (cards, wagers, decisions, recorded payouts). It accepts only the common, legal
-course of a hand; at the first event any check of the fold could flag (or anything
-unusual) it gives up and returns ``None``, and the hand takes the reference (the fold of
-:mod:`events.replay.fold`, event by event), which finds and words the findings. The tests hold
-it to the fold on random legal hands and on hands with one thing wrong.
+:func:`fast_plan` answers one of two things: "certified plain, here is what the judge
+needs" (cards, wagers, decisions, recorded payouts packed as machine integers), or
+``None``, "ask the reference" (the fold of :mod:`events.replay.fold`, event by event,
+which finds and words the findings). It accepts only the common, legal course of a hand:
+whether a bet, a decision or a deal to a seat is legal it asks ``events.game.rules``
+(``bet_ok``, ``decision_ok``, ``in_hand_ok``: the legality the fold applies too), and at
+the first event the fold could flag, or anything unusual, it gives up. The tests hold it
+to the fold on random legal hands and on hands with one thing wrong.
 """
 
 from __future__ import annotations
@@ -29,14 +31,10 @@ from events.contract.schemas import (
     PlayerDecision,
 )
 from events.game.cards import CARD_INDEX
-from events.game.rules import STREETS
+from events.game.rules import STREETS, bet_ok, decision_ok, in_hand_ok, multiples
 from events.game.rulesets import Ruleset
 from events.game.settlement import OUTCOME_CODES, SPOT_CODES
-from events.replay.fold import (
-    _DEFAULT_MULTIPLES,
-    Paid,
-    TableContext,
-)
+from events.replay.fold import Paid, TableContext
 
 _new = object.__new__
 _tuple_new = tuple.__new__  # a NamedTuple from its values, without its __new__
@@ -99,10 +97,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
     in_play = frozenset(hs.seats)
     if limits.seats is not None and max(in_play) > limits.seats:
         return None
-    min_bet, max_bet, max_trips = limits.min_bet, limits.max_bet, limits.max_trips
-    multiples = _DEFAULT_MULTIPLES if ruleset is None else {
-        "preflop": ruleset.preflop_multiples, "flop": ruleset.flop_multiples,
-        "river": ruleset.river_multiples}
+    allowed = {street: multiples(street, ruleset) for street in STREETS}
     bets: dict[int, list[int]] = {}  # seat -> [ante, blind, trips]
     dec: dict[int, list[Any]] = {}  # seat -> [play, multiple, raised_on, folded, n decided]
     hole: dict[int, tuple[str, ...]] = {}
@@ -134,40 +129,27 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
             b = bets.get(seat)
             if b is None:
                 b = bets[seat] = [0, 0, 0]
-            if spot == "trips":
-                if b[2] or (max_trips is not None and amount > max_trips):
-                    return None
-                b[2] = amount
-            else:
-                i = 0 if spot == "ante" else 1
-                other = b[1 - i]
-                if b[i] or not min_bet <= amount <= max_bet or (other and other != amount):
-                    return None
-                b[i] = amount
+            if not bet_ok(b[0], b[1], b[2], spot, amount, limits):
+                return None
+            b[_SPOT[spot]] = amount
         elif kind is PlayerDecision:
             seat, street = p.seat, p.street
             # stakes must be final before any payout
-            if street != street_now or pays or dealer_revealed or seat not in hole:
+            if pays or dealer_revealed or seat not in hole:
                 return None
             b = bets.get(seat)
-            if b is None or not b[0]:
+            if b is None:
                 return None
             d = dec.get(seat)
             if d is None:
                 d = dec[seat] = [0, None, None, False, 0]
-            if d[0] or d[3] or d[4] >= 3 or STREETS[d[4]] != street:
-                return None
             action = p.action
-            if action == "check":
-                if street == "river":
-                    return None
-            elif action == "fold":
-                if street != "river":
-                    return None
+            if not decision_ok(b[0], d[0], d[3], d[4], street, action, p.multiple, p.amount,
+                               allowed[street], street_now):
+                return None
+            if action == "fold":
                 d[3] = True
-            else:
-                if p.multiple not in multiples[street] or p.amount != p.multiple * b[0]:
-                    return None
+            elif action == "raise":
                 d[0], d[1], d[2] = p.amount, p.multiple, street
             d[4] += 1
         elif kind is CardsDealt:
@@ -175,8 +157,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
             if target == "seat":
                 seat = p.seat
                 b = bets.get(seat)
-                if (seat not in in_play or seat in hole or b is None or not b[0]
-                        or b[0] != b[1]):
+                if seat not in in_play or seat in hole or b is None or not in_hand_ok(b[0], b[1]):
                     return None
                 holder = f"seat {seat}"
                 hole[seat] = tuple(p.cards)

@@ -45,7 +45,11 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from events.contract.schemas import Event
-from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding
+from events.findings import (
+    Finding,
+    sequence_conflict,
+    sequence_gap,
+)
 
 Process = Callable[[Event, Any], None]
 _SEQ = attrgetter("seq")
@@ -238,19 +242,10 @@ class Sequencer:
                 prior = self.original(ev)
             if prior is None or prior == ev:
                 self.duplicates += 1
-            else:
-                self._conflict(ev, position, f"Event {ev.event_id} (table {ev.table_id} seq "
-                               f"{ev.seq}) arrived twice with different contents; the first "
-                               "copy is kept.")
-        else:
-            self._conflict(ev, position, f"Table {ev.table_id} seq {ev.seq}: event "
-                           f"{ev.event_id} conflicts with event {prior_id} received "
-                           "earlier with the same seq; the first is kept.")
-
-    def _conflict(self, ev: Event, position: Any, detail: str) -> None:
-        self.findings.append(Finding(SEQUENCE_CONFLICT, ev.hand_id, ev.table_id, None, None,
-                                     None, None, None, detail, ev.event_id, ev.occurred_at,
-                                     position))
+                return
+        self.findings.append(sequence_conflict(
+            ev.table_id, ev.seq, ev.event_id, prior_id, ev.hand_id, ev.occurred_at, position,
+            same_id=prior_id == ev.event_id))
 
     def _drain(self, t: _Table, process: Process) -> None:
         held = t.held
@@ -262,14 +257,9 @@ class Sequencer:
 
     def _skip_gap(self, table_id: str, t: _Table, process: Process) -> None:
         first = min(t.held)
-        missing = first - t.expect
-        span = f"seq {t.expect}" if missing == 1 else f"seq {t.expect} to {first - 1}"
         ev, pos = t.held[first]
-        self.findings.append(Finding(
-            SEQUENCE_GAP, None, table_id, None, None, None, None, None,
-            f"Table {table_id}: {span} never arrived ({missing} event"
-            f"{'' if missing == 1 else 's'} lost before seq {first}).", ev.event_id,
-            ev.occurred_at, pos))
+        self.findings.append(sequence_gap(table_id, t.expect, first, ev.event_id,
+                                          ev.occurred_at, pos))
         t.expect = first
         self._drain(t, process)
 

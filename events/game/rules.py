@@ -75,8 +75,10 @@ def _on(street: str) -> str:
     return "preflop" if street == "preflop" else f"on the {street}"
 
 
-def _multiples(street: str, ruleset: Ruleset | None) -> tuple[int, ...]:
+def multiples(street: str, ruleset: Ruleset | None) -> tuple[int, ...]:
+    """The legal raise multiples on ``street`` under ``ruleset`` (default 4x/3x, 2x, 1x)."""
     return ruleset.multiples(street) if ruleset is not None else DEFAULT_MULTIPLES[street]
+
 
 
 def _alternatives(values: tuple[int, ...]) -> str:
@@ -85,6 +87,22 @@ def _alternatives(values: tuple[int, ...]) -> str:
 
 
 # ---------------------------------------------------------------------------- bets
+
+
+def bet_ok(ante: int, blind: int, trips: int, spot: str, amount: int,
+           limits: TableLimits) -> bool:
+    """Whether a bet before any card is legal, over plain values (the seat's ante, blind,
+    trips so far): the rule, once. The fold (``events.replay.apply``), the fast path
+    (``events.audit.plan``) and :func:`verify_bet` ask it; :func:`verify_bet` words a refusal.
+    """
+    if spot == "trips":
+        return not trips and amount > 0 and (limits.max_trips is None
+                                             or amount <= limits.max_trips)
+    if not limits.min_bet <= amount <= limits.max_bet or amount <= 0:
+        return False
+    if spot == "ante":
+        return not ante and (not blind or blind == amount)
+    return spot == "blind" and not blind and (not ante or ante == amount)
 
 
 def verify_bet(
@@ -99,6 +117,9 @@ def verify_bet(
     ...
     events.game.rules.RuleViolation: Seat 2's ante of 4.00 is below the table minimum of 5.00.
     """
+    if not cards_dealt and bet_ok(state.ante, state.blind, state.trips, spot, amount, limits):
+        return
+    # refused: which rule, in words
     who, whose = _who(state), _whose(state)
     if spot not in BET_SPOTS:
         raise RuleViolation(f"{who} bet on {spot!r}; before the deal bets go only on the "
@@ -156,6 +177,11 @@ def place_bet(
     return replace(state, trips=amount)
 
 
+def in_hand_ok(ante: int, blind: int) -> bool:
+    """Whether a seat with this ante and blind may receive cards: both placed, equal."""
+    return bool(ante) and ante == blind
+
+
 def verify_in_hand(state: SeatState) -> None:
     """Check the seat may receive cards: ante and blind both placed and equal.
 
@@ -165,6 +191,8 @@ def verify_in_hand(state: SeatState) -> None:
     events.game.rules.RuleViolation: Seat 5 has an ante of 5.00 but no blind;
     ante and blind are both required to play.
     """
+    if in_hand_ok(state.ante, state.blind):
+        return
     who = _who(state)
     if not state.ante and not state.blind:
         raise RuleViolation(f"{who} has no ante and blind; a seat plays only with both.")
@@ -192,6 +220,29 @@ def next_street(state: SeatState) -> Street | None:
     if state.folded or state.play or len(state.decided) >= len(STREETS):
         return None
     return STREETS[len(state.decided)]
+
+
+def decision_ok(
+    ante: int, play: int, folded: bool, decided: int, street: str, action: str,
+    multiple: int | None, amount: int | None, allowed: tuple[int, ...],
+    current_street: str | None = None,
+) -> bool:
+    """Whether a decision is legal, over plain values (the seat's ante, play, whether it
+    folded, how many streets it decided; ``allowed``: :func:`multiples` of the street;
+    ``current_street``: the hand's, when known): the rule, once. The fold, the fast path
+    and :func:`verify_decision` ask it; :func:`verify_decision` words a refusal.
+
+    >>> decision_ok(500, 0, False, 2, "river", "check", None, None, (1,), "river")
+    False
+    """
+    if (not ante or folded or play or decided >= len(STREETS) or STREETS[decided] != street
+            or (current_street is not None and street != current_street)):
+        return False
+    if action == "raise":
+        return multiple is not None and multiple in allowed and amount == multiple * ante
+    if multiple is not None or amount is not None:
+        return False
+    return street != "river" if action == "check" else action == "fold" and street == "river"
 
 
 def verify_decision(
@@ -224,6 +275,11 @@ def verify_decision(
     events.game.rules.RuleViolation: Seat 1's 1x raise of 4.00 should be 5.00
     (1 times the ante of 5.00).
     """
+    if street in STREETS and decision_ok(
+            state.ante, state.play, state.folded, len(state.decided), street, action, multiple,
+            amount, multiples(street, ruleset), current_street):
+        return
+    # refused: which rule, in words
     who, whose = _who(state), _whose(state)
     if street not in STREETS:
         raise RuleViolation(f"{who} decided on {street!r}, which is not a street "
@@ -246,7 +302,7 @@ def verify_decision(
         if street in state.decided:
             raise RuleViolation(f"{who} already decided {_on(street)}; one decision per street.")
         raise RuleViolation(f"{who} decided {_on(street)} before deciding {_on(str(expected))}.")
-    allowed = _multiples(street, ruleset)
+    allowed = multiples(street, ruleset)
     if action == "check":
         if street == "river":
             raise RuleViolation(f"{who} checked on the river; on the river a seat that has not "
@@ -321,7 +377,7 @@ def legal_decisions(
     """
     if next_street(state) != street or not state.ante:
         return []
-    out: list[tuple[str, int | None]] = [("raise", m) for m in _multiples(street, ruleset)]
+    out: list[tuple[str, int | None]] = [("raise", m) for m in multiples(street, ruleset)]
     out.append(("fold", None) if street == "river" else ("check", None))
     return out
 

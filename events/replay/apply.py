@@ -3,9 +3,9 @@ rules (reusing ``events.game.rules``' ``verify_*``) and returns the new :class:`
 
 A failed check is a finding in the state and the fold goes on where it can: a bet over the
 limit is still money on the table, so it is applied; a second decision from a seat that
-already raised is not. ``_bet_ok`` and ``_decision_ok`` decide the common legal case
-quickly and leave everything else to the rules' own functions (so the sentences are
-theirs); a test checks they never accept what the rules refuse.
+already raised is not. Whether a bet or decision is legal is the rules' question
+(``bet_ok``, ``decision_ok``: the legality, once); a refusal is worded by the rules'
+``verify_*``.
 """
 
 from __future__ import annotations
@@ -36,10 +36,12 @@ from events.findings import (
     Finding,
 )
 from events.game.rules import (
-    DEFAULT_MULTIPLES,
     STREETS,
     RuleViolation,
     SeatState,
+    bet_ok,
+    decision_ok,
+    multiples,
     verify_bet,
     verify_decision,
 )
@@ -95,8 +97,9 @@ def _bet_placed(state: HandState, ev: BetPlaced) -> HandState:
             ev, p.seat, spot))
     table = state.table
     limits = table.limits if table is not None else None
-    if not (limits is not None and not state.cards and _bet_ok(seat, spot, amount, limits)):
-        try:  # the rules' own check, for its sentence (and for whatever _bet_ok missed)
+    if not (limits is not None and not state.cards
+            and bet_ok(seat.ante, seat.blind, seat.trips, spot, amount, limits)):
+        try:  # the rules' own words for the refusal
             verify_bet(seat, spot, amount, limits or _NO_LIMITS, cards_dealt=bool(state.cards))
         except RuleViolation as exc:
             found = state.finding(exc.kind, str(exc), ev, p.seat, spot)
@@ -106,18 +109,6 @@ def _bet_placed(state: HandState, ev: BetPlaced) -> HandState:
             return _flag(state, found, seats=_with(state.seats, p.seat, new_seat))
     new_seat = _seat_update(seat, **{spot: amount})
     return _evolve1(state, "seats", _with(state.seats, p.seat, new_seat))
-
-
-def _bet_ok(seat: SeatState, spot: str, amount: int, limits: TableLimits) -> bool:
-    """The common legal bet, decided quickly; ``False`` sends it to ``verify_bet``. Only
-    ever true where ``verify_bet`` accepts the bet too (a test checks that)."""
-    if spot == "trips":
-        return not seat.trips and (limits.max_trips is None or amount <= limits.max_trips)
-    if not limits.min_bet <= amount <= limits.max_bet:
-        return False
-    if spot == "ante":
-        return not seat.ante and (not seat.blind or seat.blind == amount)
-    return spot == "blind" and not seat.blind and (not seat.ante or seat.ante == amount)
 
 
 _NO_LIMITS = TableLimits(min_bet=1, max_bet=10**12, max_trips=None)
@@ -236,13 +227,16 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
         if not seat.ante or seat.folded or seat.play:
             return _flag(state, found)
         return _flag(state, found, seats=_with(state.seats, p.seat, _decided(seat, p)))
-    if p.seat in state.hole and _decision_ok(state, seat, p):
+    ruleset = state.table.ruleset if state.table is not None else None
+    if p.seat in state.hole and decision_ok(
+            seat.ante, seat.play, seat.folded, len(seat.decided), p.street, p.action,
+            p.multiple, p.amount, multiples(p.street, ruleset), state.street):
         return _evolve1(state, "seats", _with(state.seats, p.seat, _decided(seat, p)))
     try:
         if p.seat not in state.hole:
             raise RuleViolation(f"Seat {p.seat} decided {_on(p.street)} before it was dealt "
                                 "its cards.")
-        verify_decision(seat, p.street, p.action, p.multiple, p.amount, ruleset=state.ruleset,
+        verify_decision(seat, p.street, p.action, p.multiple, p.amount, ruleset=ruleset,
                         current_street=state.street)
     except RuleViolation as exc:
         found = state.finding(exc.kind, str(exc), ev, p.seat,
@@ -251,28 +245,6 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
             return _flag(state, found)  # a seat out of the hand decides nothing
         return _flag(state, found, seats=_with(state.seats, p.seat, _decided(seat, p)))
     return _evolve1(state, "seats", _with(state.seats, p.seat, _decided(seat, p)))
-
-
-_STREET_AT = {0: "preflop", 3: "flop", 5: "river"}
-_DEFAULT_MULTIPLES = DEFAULT_MULTIPLES  # (the rules' own: one table of legal multiples)
-
-
-def _decision_ok(state: HandState, seat: SeatState, p: Any) -> bool:
-    """The common legal decision, decided quickly; ``False`` sends it to
-    ``verify_decision``. Only ever true where that accepts it too (a test checks that)."""
-    street = p.street
-    if (not seat.ante or seat.folded or seat.play
-            or _STREET_AT.get(len(state.revealed)) != street
-            or len(seat.decided) >= 3 or STREETS[len(seat.decided)] != street):
-        return False
-    action = p.action
-    if action == "check":
-        return bool(street != "river")
-    if action == "fold":
-        return bool(street == "river")
-    ruleset = state.table.ruleset if state.table is not None else None
-    allowed = ruleset.multiples(street) if ruleset is not None else _DEFAULT_MULTIPLES[street]
-    return bool(p.multiple in allowed and p.amount == p.multiple * seat.ante)
 
 
 def _on(street: str) -> str:

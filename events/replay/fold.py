@@ -27,27 +27,16 @@ from typing import Any
 
 from events.contract.schemas import Event
 from events.findings import Finding
-from events.replay.apply import (
-    _DEFAULT_MULTIPLES,
-    _STREET_AT,
-    APPLY,
-    _bet_ok,
-    _decision_ok,
-    _ignore,
-)
+from events.replay.apply import APPLY, _ignore
 from events.replay.state import DisputeNote, HandState, Paid, TableContext
 
 __all__ = [
     "APPLY",
-    "_DEFAULT_MULTIPLES",
-    "_STREET_AT",
     "DisputeNote",
     "HandReplay",
     "HandState",
     "Paid",
     "TableContext",
-    "_bet_ok",
-    "_decision_ok",
     "_ignore",
     "apply",
     "fold",

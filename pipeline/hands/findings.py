@@ -18,7 +18,14 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP, Finding, finding_id
+from events.findings import (
+    SEQUENCE_CONFLICT,
+    SEQUENCE_GAP,
+    Finding,
+    finding_id,
+    sequence_conflict,
+    sequence_gap,
+)
 
 FINDINGS_SCHEMA = pa.schema([
     ("finding_id", pa.string()), ("kind", pa.string()), ("hand_id", pa.string()),
@@ -152,17 +159,10 @@ def sequence_rows(rows: Sequence[Sequence[Any]]) -> list[Finding]:
     out = []
     for what, table_id, seq, event_id, hand_id, at, position, winner, expect in rows:
         if what == "conflict":
-            detail = (f"Table {table_id} seq {seq}: event {event_id} conflicts with event "
-                      f"{winner} received earlier with the same seq; the first is kept.")
-            out.append(Finding(SEQUENCE_CONFLICT, hand_id, table_id, None, None, None, None,
-                               None, detail, event_id, at, position))
+            out.append(sequence_conflict(table_id, seq, event_id, winner, hand_id, at,
+                                         position))
         else:
-            missing = seq - expect
-            span = f"seq {expect}" if missing == 1 else f"seq {expect} to {seq - 1}"
-            detail = (f"Table {table_id}: {span} never arrived ({missing} event"
-                      f"{'' if missing == 1 else 's'} lost before seq {seq}).")
-            out.append(Finding(SEQUENCE_GAP, None, table_id, None, None, None, None, None,
-                               detail, event_id, at, position))
+            out.append(sequence_gap(table_id, expect, seq, event_id, at, position))
     return out
 
 

@@ -15,9 +15,17 @@ from events.audit.judge import judge
 from events.audit.plan import fast_plan
 from events.contract.codec import decode_many
 from events.contract.schemas import PlayerDecision, TableOpened, decode_event
-from events.game.rules import RuleViolation, SeatState, verify_bet, verify_decision
+from events.game.rules import (
+    RuleViolation,
+    SeatState,
+    bet_ok,
+    decision_ok,
+    multiples,
+    verify_bet,
+    verify_decision,
+)
 from events.game.rulesets import TableLimits, load_ruleset
-from events.replay.fold import HandState, TableContext, _bet_ok, _decision_ok, fold
+from events.replay.fold import HandState, TableContext, fold
 from tests.audit.builder import Table, encode_lines, random_hand
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
@@ -145,8 +153,25 @@ def test_quick_bet_check_never_accepts_what_the_rules_refuse(
         spot: str, amount: int, ante: int, blind: int, trips: int) -> None:
     limits = TableLimits(1000, 50000, 10000, 7)
     seat = SeatState(seat=1, ante=ante, blind=blind, trips=trips)
-    if _bet_ok(seat, spot, amount, limits):
+    if bet_ok(ante, blind, trips, spot, amount, limits):
         verify_bet(seat, spot, amount, limits)  # does not raise
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.sampled_from(["ante", "blind", "trips", "play"]), st.integers(-100, 60000),
+       st.integers(0, 60000), st.integers(0, 60000), st.integers(0, 20000), st.booleans())
+def test_the_rules_word_every_bet_their_legality_refuses(
+        spot: str, amount: int, ante: int, blind: int, trips: int, dealt: bool) -> None:
+    """The legality is ``bet_ok``, once; ``verify_bet`` has a sentence for each refusal."""
+    limits = TableLimits(1000, 50000, 10000, 7)
+    seat = SeatState(seat=1, ante=ante, blind=blind, trips=trips)
+    legal = not dealt and bet_ok(ante, blind, trips, spot, amount, limits)
+    try:
+        verify_bet(seat, spot, amount, limits, cards_dealt=dealt)
+    except RuleViolation:
+        assert not legal
+    else:
+        assert legal
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -167,12 +192,39 @@ def test_quick_decision_check_never_accepts_what_the_rules_refuse(
         payload.update(multiple=multiple, amount=multiple * 1000 + amount_error)
     ev = PlayerDecision("e", 1, "T1", "H1", 0, "2026-11-29T21:00:00Z",
                         payload=_payload(payload))
-    if _decision_ok(state, seat, ev.payload):
+    p = ev.payload
+    if decision_ok(seat.ante, seat.play, seat.folded, len(seat.decided), street, action,
+                   p.multiple, p.amount, multiples(street, ruleset), state.street):
         try:
             verify_decision(seat, street, action, ev.payload.multiple, ev.payload.amount,
                             ruleset=ruleset, current_street=state.street)
         except RuleViolation as exc:  # pragma: no cover - the assertion's message
             raise AssertionError(f"the quick check accepted: {exc}") from exc
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.sampled_from(["preflop", "flop", "river", "turn"]),
+       st.sampled_from(["check", "raise", "fold", "call"]), st.none() | st.integers(1, 4),
+       st.none() | st.integers(0, 5000), st.integers(0, 3), st.booleans(), st.booleans(),
+       st.none() | st.sampled_from(["preflop", "flop", "river"]), st.sampled_from([0, 1000]))
+def test_the_rules_word_every_decision_their_legality_refuses(
+        street: str, action: str, multiple: int | None, amount: int | None, decided: int,
+        folded: bool, raised: bool, current: str | None, ante: int) -> None:
+    """The legality is ``decision_ok``, once; ``verify_decision`` has a sentence for each
+    refusal."""
+    ruleset = load_ruleset("charlevoix-2011")
+    seat = SeatState(seat=1, ante=ante, blind=ante, folded=folded, play=4000 if raised else 0,
+                     decided=("preflop", "flop", "river")[:decided])  # type: ignore[arg-type]
+    legal = street in ("preflop", "flop", "river") and decision_ok(
+        ante, seat.play, folded, decided, street, action, multiple, amount,
+        multiples(street, ruleset), current)
+    try:
+        verify_decision(seat, street, action, multiple, amount, ruleset=ruleset,
+                        current_street=current)
+    except RuleViolation:
+        assert not legal
+    else:
+        assert legal
 
 
 def _payload(p: dict[str, Any]) -> Any:

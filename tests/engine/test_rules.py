@@ -170,3 +170,16 @@ def test_multiples_come_from_the_ruleset() -> None:
     rs = load_ruleset("cardroom")
     assert legal_decisions(seated(), "preflop", rs) == [("raise", 4), ("raise", 3),
                                                         ("check", None)]
+
+
+def test_the_legality_refuses_what_is_no_bet_and_words_it() -> None:
+    """``bet_ok`` is the one legality of a bet (the fold and the fast path ask it): a bet of
+    nothing, on any spot, is refused, and ``verify_bet`` says why."""
+    from events.game.rules import bet_ok
+
+    lim = TableLimits(min_bet=0, max_bet=10000, max_trips=None)
+    for spot in ("ante", "blind", "trips"):
+        for amount in (0, -500):
+            assert not bet_ok(0, 0, 0, spot, amount, lim)
+            with pytest.raises(RuleViolation, match="is not a bet"):
+                verify_bet(SeatState(seat=1), spot, amount, lim)
