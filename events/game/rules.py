@@ -80,7 +80,6 @@ def multiples(street: str, ruleset: Ruleset | None) -> tuple[int, ...]:
     return ruleset.multiples(street) if ruleset is not None else DEFAULT_MULTIPLES[street]
 
 
-
 def _alternatives(values: tuple[int, ...]) -> str:
     words = [f"{v}x" for v in values]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]

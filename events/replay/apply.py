@@ -227,7 +227,7 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
         if not seat.ante or seat.folded or seat.play:
             return _flag(state, found)
         return _flag(state, found, seats=_with(state.seats, p.seat, _decided(seat, p)))
-    ruleset = state.table.ruleset if state.table is not None else None
+    ruleset = state.ruleset
     if p.seat in state.hole and decision_ok(
             seat.ante, seat.play, seat.folded, len(seat.decided), p.street, p.action,
             p.multiple, p.amount, multiples(p.street, ruleset), state.street):

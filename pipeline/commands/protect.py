@@ -94,28 +94,20 @@ def protect_source(source: str, min_hands: int | None = None,
 
 
 def _dispute_lines(source: str) -> Any:
-    """The source's records batch by batch, as ``(position, raw bytes)`` for a record that
-    may hold a ``DisputeResolved`` (the type's name as it is, or escaped) and ``(None,
-    None)`` for the others: a batch none of whose lines may hold one is searched once,
-    whole, rather than line by line."""
-    from events.logs import open_log
-    from events.logs.jsonl import JsonlLog
-    from pipeline.commands.audit import BATCH, read_batches
+    """The source's records batch by batch (:func:`~pipeline.commands.audit.read_batches`),
+    as ``(position, raw bytes)`` for a record that may hold a ``DisputeResolved`` (the
+    type's name as it is, or escaped) and ``(None, None)`` for the others: a batch none of
+    whose lines may hold one is searched once, whole, rather than line by line."""
+    from pipeline.commands.audit import read_batches
 
     def maybe(value: bytes) -> bool:
         return b"DisputeResolved" in value or b"\\" in value
 
-    with open_log(source, create=False) as log:
-        if isinstance(log, JsonlLog):
-            for first, lines in log.line_batches(max_batch=BATCH):
-                if not maybe(b"".join(lines)):
-                    yield [(None, None)] * len(lines)
-                    continue
-                yield [(first + i, v) if maybe(v) else (None, None)
-                       for i, v in enumerate(lines)]
-            return
     for chunk in read_batches(source):
-        yield [(p, v) if maybe(v) else (None, None) for p, v in chunk]
+        if not maybe(b"".join([v for _, v in chunk])):
+            yield [(None, None)] * len(chunk)
+        else:
+            yield [(p, v) if maybe(v) else (None, None) for p, v in chunk]
 
 
 def _then(batches: Any, after: Any) -> Any:
