@@ -188,10 +188,46 @@ def table(name: str, data: Any, **kwargs: Any) -> None:
     n = len(frame)
     if n <= 30:  # every row in view (the grid's own height showed 10 of 11)
         kwargs.setdefault("height", "content")
+    links = {str(name) for name, cfg in (kwargs.get("column_config") or {}).items()
+             if isinstance(cfg, dict) and (cfg.get("type_config") or {}).get("type") == "link"}
+    if isinstance(data, pd.DataFrame):
+        data = shown(data, links)
+    elif frame is not data:  # a Styler: its rules are applied to the cells as shown
+        data.data = shown(frame, links)
     st.dataframe(data, **kwargs)
     # offered only to a role that may download CSV, made at the click for that user alone
     gate.download(f"Download as CSV ({n:,} row{'s' if n != 1 else ''})", access.CSV,
                   f"{name}.csv", lambda: csv_text(frame), mime="text/csv", key=f"csv_{name}")
+
+
+def shown(frame: pd.DataFrame, links: set[str] | frozenset[str] = frozenset()) -> pd.DataFrame:
+    """The cells as a person reads them: a missing value (None, NaN, NA) as ``—``, or
+    empty in a link column (a dash there would be a link), where the grid wrote "None";
+    a column with a gap is text (a dash among numbers would not convert), its whole
+    numbers written as such (the gap had made them ``1.0``). The CSV is made from the
+    cells as given: a missing value is an empty field there."""
+    gaps = _gaps(frame)
+    if not gaps:
+        return frame
+    out = frame.copy()
+    for column in gaps:
+        empty = "" if str(column) in links else MISSING
+        out[column] = pd.Series([empty if not known(v) else _text(v) for v in frame[column]],
+                                index=frame.index, dtype=object)
+    return out
+
+
+def _gaps(frame: pd.DataFrame) -> list[Any]:
+    """The columns with a missing value (an integer column with one holds floats)."""
+    return [c for c in frame.columns if not all(known(v) for v in frame[c])]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):  # a Shown figure stays one
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def frame(columns: Any) -> pd.DataFrame:
@@ -204,9 +240,11 @@ def csv_text(frame: pd.DataFrame) -> str:
     """The rows of a shown table as CSV a spreadsheet sums: each figure as its number
     (money in currency units, a percentage as a percent, no separators), with a
     ``Currency`` column when the table has money and no currency column of its own; an
-    empty cell for a missing figure; text that would start a formula neutralised, as
-    ``uth audit --csv`` does (the same function)."""
+    empty cell for a missing value (and the whole numbers of its column as such, not
+    ``1.0``); text that would start a formula neutralised, as ``uth audit --csv`` does
+    (the same function)."""
     columns = [str(c) for c in frame.columns]
+    gaps = {str(c) for c in _gaps(frame)}
     records = []
     for values in frame.itertuples(index=False, name=None):
         row: dict[str, Any] = {}
@@ -218,7 +256,8 @@ def csv_text(frame: pd.DataFrame) -> str:
                     currencies.append(value.currency)
             else:
                 missing = not known(value) or value is MISSING or value == MISSING
-                row[column] = "" if missing else value
+                whole = column in gaps and isinstance(value, float) and value.is_integer()
+                row[column] = "" if missing else int(value) if whole else value
         row["Currency"] = " ".join(currencies)
         records.append(row)
     if any(r["Currency"] for r in records) and "currency" not in {c.lower() for c in columns}:
