@@ -125,44 +125,34 @@ class Forwarder:
             if meta.get("sink") == self.sink.describe():
                 self.watermark = {int(p): int(o) for p, o in meta.get("sink_end", {}).items()}
         self.tracker = SequenceTracker(expect_start=not self.cursor, window=self.window)
-        if self.consumer and not _is_local(self.sink):
-            self.index = SinkIndex(index_path(self.source, self.consumer, self.sink),
-                                   self.sink.describe())
-            self.index.catch_up(self.sink)
         if _is_local(self.sink):
             self._scan_sink({}, seed=True)
             self.watermark = self.sink.end()
-        elif checkpoint is not None and self.watermark:
+            return
+        end = self.sink.end()
+        recent: Cursor | None = None
+        if checkpoint is not None and self.watermark:
             # from before the watermark too: the tracker's window of each table's recent
             # seqs, so that a conflict re-sent after a restart is still recognised
-            end = self.sink.end()
             back = self.tracker.window * 4
-            start = {p: max(0, min(self.watermark.get(p, off), off - back))
-                     for p, off in end.items()}
-            self._scan_sink(start, seed=True)
-            self.watermark = self._merge(self.watermark, end)
-        else:
-            self.watermark = self.sink.end()
+            recent = {p: max(0, min(self.watermark.get(p, off), off - back))
+                      for p, off in end.items()}
+        if self.consumer:  # the index's catch-up reads the recent records too: one read
+            found: dict[str, bytes] = {}
+            self.index = SinkIndex(index_path(self.source, self.consumer, self.sink),
+                                   self.sink.describe())
+            self.index.catch_up(self.sink, also_from=recent, each=None if recent is None else
+                                lambda batch: self._note(batch, found, True, recent))
+            self.at_sink |= found
+        self.watermark = end if recent is None else self._merge(self.watermark, end)
 
     def _scan_sink(self, start: Cursor, *, seed: bool) -> dict[str, bytes]:
         """Event ids stored at the sink from ``start`` (with their bytes' digests); with
         ``seed``, feed the tracker."""
-        from events.logs.sqlite import SqliteLog
-
         found: dict[str, bytes] = {}
-        collect = not isinstance(self.sink, SqliteLog)  # SQLite: unique index on event_id
         try:
             for batch in self.sink.read(start):
-                for record in batch:
-                    try:
-                        ids = ids_decoder.decode(record.value)
-                    except (msgspec.ValidationError, msgspec.DecodeError):
-                        continue
-                    digest = _digest(record.value)
-                    if collect:
-                        found[ids.event_id] = digest
-                    if seed:
-                        self.tracker.seed(ids.table_id, ids.seq, ids.event_id, digest)
+                self._note(batch, found, seed)
         except LogError:
             if seed and _is_local(self.sink):
                 return found  # a sink file that does not exist yet holds nothing
@@ -170,6 +160,26 @@ class Forwarder:
         if seed:
             self.at_sink |= found
         return found
+
+    def _note(self, batch: list[Record], found: dict[str, bytes], seed: bool,
+              start: Cursor | None = None) -> None:
+        """Put the events of ``batch`` read from the sink (from ``start``) in ``found``;
+        with ``seed``, feed the tracker."""
+        from events.logs.sqlite import SqliteLog
+
+        collect = not isinstance(self.sink, SqliteLog)  # SQLite: unique index on event_id
+        for record in batch:
+            if start is not None and record.offset < start.get(record.partition, 0):
+                continue
+            try:
+                ids = ids_decoder.decode(record.value)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                continue
+            digest = _digest(record.value)
+            if collect:
+                found[ids.event_id] = digest
+            if seed:
+                self.tracker.seed(ids.table_id, ids.seq, ids.event_id, digest)
 
     @staticmethod
     def _merge(a: Cursor, b: Cursor) -> Cursor:

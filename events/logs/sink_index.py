@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import msgspec
 
-from events.logs.base import EventLog, LogError, LogUnavailable
+from events.logs.base import Cursor, EventLog, LogError, LogUnavailable, Record
 
 
 class Ids(msgspec.Struct, frozen=True):
@@ -75,11 +75,20 @@ class SinkIndex:
         except sqlite3.Error as exc:
             raise LogUnavailable(f"sequence index {path or ':memory:'}: {exc}") from exc
 
-    def catch_up(self, sink: EventLog) -> int:
-        """Read ``sink`` from where the index stopped to its end; the records read."""
-        start = dict(self._db.execute("SELECT part, next FROM read_to").fetchall())
+    def catch_up(self, sink: EventLog, *, also_from: Cursor | None = None,
+                 each: Callable[[list[Record]], None] | None = None) -> int:
+        """Read ``sink`` from where the index stopped to its end; the records read. With
+        ``also_from``, from there where it is earlier, and every batch read is handed to
+        ``each`` too: a caller that needs the sink's recent records as well reads the
+        sink once (the ones the index has already are stored again as no-ops)."""
+        start: Cursor = dict(self._db.execute("SELECT part, next FROM read_to").fetchall())
+        if also_from is not None:  # a partition the index never read: from its start
+            start = {p: min(start.get(p, 0), also_from.get(p, start.get(p, 0)))
+                     for p in {*start, *also_from}}
         count = 0
         for batch in sink.read(start or None):
+            if each is not None:
+                each(batch)
             rows = []
             ends: dict[int, int] = {}
             for record in batch:

@@ -17,6 +17,7 @@ import pytest
 from events.logs import AppendResult, EventLog, LogWriteError, open_log
 from events.logs.forward import Forwarder
 from events.logs.jsonl import JsonlLog, rejected_path
+from events.logs.kafka import KafkaLog
 from events.logs.publisher import TablePublisher
 from events.logs.sqlite import SqliteLog
 from pipeline.cli import main
@@ -205,3 +206,40 @@ def test_follow_outbox_to_kafka_stops_on_sigterm_and_resumes(
     with open_log(kafka_url) as sink:
         got = [json.loads(r.value) for r in sink.records()]
     assert [e["seq"] for e in got] == list(range(32))  # one table: one partition, in order
+
+
+class CountedReads(KafkaLog):
+    """A Kafka sink counting how often it is read from the start of a run."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.reads = 0
+
+    def read(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads += 1
+        return super().read(*args, **kwargs)
+
+
+@pytest.mark.kafka
+def test_a_restarted_ingest_into_kafka_reads_the_sink_once(
+        tmp_path: Path, kafka_url: str) -> None:
+    """On start the index catches up and the tracker is seeded with the sink's recent
+    records: one read of the topic, not two (it was read to its end once for each). An
+    event re-sent with another's seq is still a conflict, a copy a duplicate."""
+    outbox = f"sqlite:///{tmp_path / 'outbox.db'}"
+    first = lines(1, 2)  # 31 events of table T1
+    with SqliteLog(outbox) as src:
+        src.append([("T1", x) for x in first], [json.loads(x)["event_id"] for x in first])
+    with SqliteLog(outbox) as src, CountedReads(kafka_url) as sink:
+        assert Forwarder(src, sink, consumer="fwd", batch_size=10).run().written == 31
+        assert sink.reads == 1  # the index's catch-up: nothing to seed from yet
+    other = {**json.loads(first[-1]), "event_id": "00000000-0000-4000-8000-000000000030"}
+    later = {**json.loads(first[-1]), "seq": 31,
+             "event_id": "00000000-0000-4000-8000-000000000031"}
+    with SqliteLog(outbox) as src:
+        src.append([("T1", encode(other)), ("T1", first[3]), ("T1", encode(later))])
+    with SqliteLog(outbox) as src, CountedReads(kafka_url) as sink:
+        report = Forwarder(src, sink, consumer="fwd", batch_size=10).run()
+        assert sink.reads == 1
+    assert (report.read, report.written, report.duplicates) == (3, 1, 1)
+    assert report.rejected == {"conflict": 1} and report.gaps == []
