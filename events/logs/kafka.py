@@ -51,6 +51,7 @@ from events.logs.kafka_config import (
     client_config,
     install_log_redaction,
 )
+from events.logs.kafka_errors import not_written, unreachable, worded
 from events.logs.kafka_poll import bounded_loop, poll_loop
 
 if TYPE_CHECKING:
@@ -137,9 +138,7 @@ class KafkaLog(EventLog):
                 "request_timeout_ms": max(timeout_ms, 15000), **self.security}
 
     def _unavailable(self, what: str, exc: Exception) -> LogUnavailable:
-        servers = ",".join(self.target.servers)
-        return LogUnavailable(f"Kafka at {servers} cannot be reached ({what}): "
-                              f"{type(exc).__name__}: {exc}")
+        return unreachable(self.target.servers, self.target.connect_timeout_s, what, exc)
 
     def admin(self) -> Any:
         if self._admin is None:
@@ -234,15 +233,14 @@ class KafkaLog(EventLog):
             producer.flush(timeout=self.target.flush_timeout_s)
         except (KafkaError, OSError) as exc:
             self._drop_producer()
-            raise LogWriteError(f"{topic}: batch of {len(items)} not acknowledged within "
-                                f"{self.target.flush_timeout_s:g}s ({type(exc).__name__}: "
-                                f"{exc}); none of it counts as written") from exc
+            raise not_written(self.target.servers, self.target.flush_timeout_s,
+                              f"{topic}: a batch of {len(items)}", exc) from exc
         end: Cursor = {}
         for future in futures:
             if not future.succeeded():
                 self._drop_producer()
-                raise LogWriteError(f"{topic}: a record of the batch failed "
-                                    f"({future.exception!r}); none of it counts as written")
+                raise not_written(self.target.servers, self.target.flush_timeout_s,
+                                  f"{topic}: a record of the batch", future.exception)
             meta = future.value
             if meta.offset + 1 > end.get(meta.partition, 0):
                 end[meta.partition] = meta.offset + 1
@@ -333,11 +331,14 @@ class KafkaLog(EventLog):
             consumer.close()
 
     def end(self) -> Cursor:
+        from kafka.errors import KafkaError
         self.ensure_topic(self.target.topic)
         consumer = self._consumer(None)
         try:
             tps = self._partitions(consumer, self.target.topic)
             return {tp.partition: int(off) for tp, off in consumer.end_offsets(tps).items()}
+        except KafkaError as exc:  # as every Kafka error here: worded in kafka_errors
+            raise self._unavailable(f"end of {self.target.topic}", exc) from exc
         finally:
             consumer.close()
 
@@ -379,8 +380,8 @@ class KafkaLog(EventLog):
                 client.assign(list(offsets))
                 client.commit(offsets)
         except Exception as exc:
-            raise LogWriteError(f"commit of {consumer!r} failed: {type(exc).__name__}: "
-                                f"{exc}") from exc
+            said = worded(exc, self.target.servers, self.target.connect_timeout_s)
+            raise LogWriteError(f"commit of {consumer!r} failed: {said}") from exc
 
     def describe(self) -> str:
         return f"kafka://{','.join(self.target.servers)}/{self.target.topic}"

@@ -267,6 +267,7 @@ def _said(err: Any, interrupted: bool = False) -> str:
 def report(result: Any, warehouse: str) -> int:
     import dagster as dg
 
+    from events.logs.kafka_errors import step_said
     from pipeline.terminal import counted
 
     if not result.success:
@@ -280,7 +281,8 @@ def report(result: Any, warehouse: str) -> int:
                     names.add(str(getattr(err, "cls_name", "")))
                 stopped = bool(names & INTERRUPTS)  # a query stopped by the signal, too
                 interrupted |= stopped
-                text = _said(err) if not stopped else _said(None, interrupted=True)
+                said = step_said(event.event_specific_data.error) or _said(err)
+                text = said if not stopped else _said(None, interrupted=True)
                 print(f"uth load: step {event.step_key} failed: {text}", file=sys.stderr)
                 if "Could not read enough bytes" in text or "Corrupt database" in text:
                     print(f"uth load: {warehouse}: the warehouse file is damaged; move it "

@@ -9,7 +9,7 @@ import pytest
 
 MODULES = ["events.contract.codec", "events.contract.upcasting", "events.logs", "events.logs.base",
            "events.logs.sequence", "events.logs.kafka_config", "events.logs.file_identity",
-           "events.contract.schemas"]
+           "events.contract.schemas", "events.logs.kafka_errors"]
 
 
 @pytest.mark.parametrize("name", MODULES)
