@@ -41,12 +41,13 @@ MISSING = "—"
 
 class Shown(str):
     """A figure as shown (``CA$1,234.56``, ``12.35% of drop``) that keeps its value:
-    ``number`` (currency units, a percent, a count) and, for money, ``currency``."""
+    ``number`` (currency units, a percent, a count; or the whole text of a value shown
+    short) and, for money, ``currency``. The CSV downloads write the value."""
 
-    number: Decimal | int
+    number: Decimal | int | str
     currency: str | None
 
-    def __new__(cls, text: str, number: Decimal | int,
+    def __new__(cls, text: str, number: Decimal | int | str,
                 currency: str | None = None) -> Shown:
         shown = super().__new__(cls, text)
         shown.number, shown.currency = number, currency

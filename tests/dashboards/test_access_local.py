@@ -70,3 +70,30 @@ def test_every_page_says_it_is_one_persons_use(app, handmade_warehouse: Path,  #
     at = app(handmade_warehouse, page, **({"hand_id": "H1"} if page == "hand_audit" else {}))
     assert not at.exception, [e.value for e in at.exception]
     assert gate.ONE_PERSON in [c.value for c in at.sidebar.caption], page
+
+
+def test_the_access_log_shows_its_times_compact(app, handmade_warehouse: Path,  # type: ignore[no-untyped-def]
+                                                log: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole ISO time (``2026-12-05T18:50:17.691+00:00``) made the first column a third
+    of an 800-pixel page: it reads ``2026-12-05 18:50:17`` under ``at (UTC)``; the CSV
+    keeps the time as logged."""
+    import csv
+    import io
+    import re
+
+    from tests.dashboards.test_csv_values import downloads
+
+    assert not app(handmade_warehouse, "floor").exception
+    seen = downloads(monkeypatch)
+    at = app(handmade_warehouse, "access_log")
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert shown.columns[0] == "at (UTC)"
+    logged = [str(x["at"]) for x in lines(log)][::-1]  # newest first
+    assert [str(t) for t in shown["at (UTC)"]] == [
+        re.sub(r"^(\S+)T(\d\d:\d\d:\d\d)\.\d+\+00:00$", r"\1 \2", t) for t in logged]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", str(t))
+               for t in shown["at (UTC)"])
+    rows = list(csv.DictReader(io.StringIO(dict(seen)["access-log.csv"])))
+    assert [r["at (UTC)"] for r in rows] == logged
