@@ -28,7 +28,14 @@ from typing import Any
 from events.contract.schemas import Event
 from events.findings import Finding
 from events.replay.apply import APPLY, _ignore
-from events.replay.state import DisputeNote, HandState, Paid, TableContext
+from events.replay.state import (
+    DisputeNote,
+    HandState,
+    Paid,
+    TableContext,
+    _owned,
+    _released,
+)
 
 __all__ = [
     "APPLY",
@@ -51,11 +58,14 @@ def apply(state: HandState, ev: Event) -> HandState:
 
 
 def fold(events: Iterable[Event], state: HandState) -> HandState:
-    """Apply ``events`` in order to ``state``; the final state."""
+    """Apply ``events`` in order to ``state``; the final state (``state`` is left as it
+    was: the fold works on its own copy, changed in place, as no intermediate state is
+    kept)."""
     table = APPLY
+    state = _owned(state)
     for ev in events:
         state = table.get(type(ev), _ignore)(state, ev)
-    return state
+    return _released(state)
 
 
 # --------------------------------------------------------------------------- point in time
