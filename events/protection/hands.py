@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from events.contract.schemas import DisputeResolved
 from events.game.cards import DECK, card_index
+from events.game.rules import BET_SPOTS
 from events.replay.hands import HandsFold
 from events.replay.state import HandState
 
@@ -84,8 +85,7 @@ class _Rows:
     shared strings, so that memory grows by a few hundred bytes a seat-hand (a hand's
     dicts and lists are dropped when it ends)."""
 
-    INTS = ("seat", "ordinal", "started_ms", "ended_ms", "ante", "blind", "trips", "play",
-            "result")
+    INTS = ("seat", "ordinal", "started_ms", "ended_ms", *BET_SPOTS, "play", "result")
 
     def __init__(self) -> None:
         self.table_id: list[str] = []

@@ -27,6 +27,7 @@ from typing import Any
 
 from events.contract.schemas import Event
 from events.findings import Finding
+from events.game.rules import BET_SPOTS
 from events.replay.apply import APPLY, _ignore
 from events.replay.state import (
     DisputeNote,
@@ -138,7 +139,7 @@ def visible(state: HandState, party: str) -> dict[str, Any]:
         "community": list(state.community if everything else state.revealed),
         "dealer": list(state.dealer if everything else state.dealer_revealed),
         "hole": hole,
-        "bets": {s: {"ante": st.ante, "blind": st.blind, "trips": st.trips, "play": st.play}
+        "bets": {s: {**{spot: getattr(st, spot) for spot in BET_SPOTS}, "play": st.play}
                  for s, st in sorted(state.seats.items())},
         "folded": sorted(s for s, st in state.seats.items() if st.folded),
     }

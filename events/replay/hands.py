@@ -23,7 +23,7 @@ from typing import Any
 
 from events.contract.schemas import HandStarted, TableOpened
 from events.replay.apply import APPLY, _ignore
-from events.replay.state import HandState, TableContext, _owned, _released
+from events.replay.state import HandState, TablesInForce, _owned, _released
 
 Observer = Callable[[HandState], None]
 
@@ -38,7 +38,7 @@ class HandsFold:
     def __init__(self, on_end: Observer, on_begin: Observer = _nothing) -> None:
         self.on_end = on_end
         self.on_begin = on_begin
-        self.tables: dict[str, TableContext] = {}  # each table's TableOpened in force
+        self.tables = TablesInForce()
         # hand id -> its state and the ids of the events it applied
         self._open: dict[str, tuple[HandState, set[str]]] = {}
         self.closed: set[tuple[str, str]] = set()  # (table, hand) of hands ended or voided
@@ -54,7 +54,7 @@ class HandsFold:
             hand_id = getattr(ev, "hand_id", None)
             if hand_id is None:
                 if type(ev) is TableOpened:
-                    self.tables[ev.table_id] = TableContext.opened(ev)
+                    self.tables.opened(ev)
                 continue
             entry = open_hands.get(hand_id)
             if entry is None:

@@ -14,7 +14,7 @@ again before anyone else sees it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -57,6 +57,30 @@ class TableContext:
             return cls(ev.table_id, p.ruleset, None, limits, p.currency, error,
                        not isinstance(exc, UnknownRulesetError))
         return cls(ev.table_id, p.ruleset, ruleset, limits, p.currency, error)
+
+
+def opened_in_force(opened: Iterable[TableOpened], table_id: str,
+                    seq: int) -> TableOpened | None:
+    """The ``TableOpened`` in force at event ``seq`` of table ``table_id`` (a hand's first
+    event): the table's last one before it by ``seq``, or None. The one definition for a
+    caller holding a table's openings; a stream read in log order keeps
+    :class:`TablesInForce` (the same answer as it goes). SQL callers:
+    ``pipeline.hands.opened.OPENED_EVENTS``."""
+    best: TableOpened | None = None
+    for o in opened:
+        if o.table_id == table_id and o.seq < seq and (best is None or o.seq > best.seq):
+            best = o
+    return best
+
+
+class TablesInForce(dict[str, TableContext]):
+    """Each table's rules in a stream read in log order: the last ``TableOpened`` seen of
+    the table (:func:`opened_in_force` as the stream goes), which a hand takes when it
+    begins."""
+
+    def opened(self, ev: TableOpened) -> TableContext:
+        table = self[ev.table_id] = TableContext.opened(ev)
+        return table
 
 
 class Paid(NamedTuple):
