@@ -16,6 +16,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from events.game.settlement import SPOTS
+from pipeline.hands.opened import OPENED_EVENTS
 from pipeline.warehouse import CONFLICT_LOSERS
 
 HAND_SEARCH_LIMIT = 200
@@ -101,8 +103,7 @@ def table_opened_before(con: duckdb.DuckDBPyConnection, table_id: str, seq: int,
                         at: datetime | None = None) -> pd.DataFrame:
     """The ``TableOpened`` in force for a hand (its rules and limits), if loaded: looked for
     in the day before ``at`` first, then in the whole log."""
-    base = (f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND type = 'TableOpened' "
-            f"AND seq < ? AND event_id NOT IN {CONFLICT_LOSERS}")
+    base = f"SELECT {_EVENT_COLUMNS} FROM {OPENED_EVENTS} o WHERE table_id = ? AND seq < ?"
     if at is not None:
         found = _df(con, base + " AND occurred_at BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1",
                     [table_id, int(seq), at - timedelta(days=1), at + _SLACK])
@@ -119,7 +120,7 @@ def hand_wagers(con: duckdb.DuckDBPyConnection, hand_id: str,
     return _df(con, f"""SELECT seat, spot, amount, recorded_outcome, recorded_result,
                correct_outcome, correct_result, player_category
         FROM wagers WHERE hand_id = ?{day}
-        ORDER BY seat, list_position(['ante', 'blind', 'play', 'trips'], spot)""",
+        ORDER BY seat, list_position({list(SPOTS)}, spot)""",
                [hand_id] + ([gaming_day] if gaming_day is not None else []))
 
 

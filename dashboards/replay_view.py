@@ -28,11 +28,12 @@ import msgspec
 from dashboards.format import money
 from events.contract.schemas import EVENT_TYPES, TABLE_EVENT_TYPES, Event, PlayerDecision
 from events.describe import describe_payload
+from events.game.rules import BET_SPOTS
 from events.replay.fold import HandState
 from events.replay.fold import fold as reference_fold
 
 SUIT_GLYPHS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-SPOTS = ("ante", "blind", "trips", "play")
+SPOTS = (*BET_SPOTS, "play")  # as the table shows them: the bets, then the raise's play
 
 CARD_CSS = """<style>
 .uth-row{display:flex;flex-wrap:wrap;align-items:center;gap:4px;margin:2px 0 8px 0}

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, fields
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
+
+from events.localtime import gaming_day_of
 
 # Kinds of findings, the most serious first (the human report sorts by this order).
 MISPAY = "mispay"
@@ -138,8 +140,8 @@ def parse_time(text: str) -> datetime:
 
 
 def gaming_day(occurred_at: str, start_hour: int = GAMING_DAY_START_HOUR) -> date:
-    """The gaming day of a table time: a day starts at ``start_hour`` (06:00)."""
-    return (parse_time(occurred_at) - timedelta(hours=start_hour)).date()
+    """The gaming day of a table time: a day starts at ``start_hour`` (06:00) UTC."""
+    return gaming_day_of(parse_time(occurred_at), start_hour * 60)
 
 
 @dataclass(frozen=True)

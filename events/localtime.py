@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 ZONE_VAR = "UTH_TIMEZONE"
@@ -153,6 +153,20 @@ def utc_moment(text: str) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def gaming_day_of(moment: datetime, day_start_minutes: int, zone: str = DEFAULT_ZONE) -> date:
+    """The gaming day of a moment (aware, or naive UTC): the local date (in ``zone``) of the
+    time ``day_start_minutes`` of local time earlier. The one definition in Python (the
+    warehouse's SQL: ``pipeline.warehouse.gaming_day_sql``).
+
+    >>> gaming_day_of(datetime(2026, 11, 29, 10, 59), 360, "America/Toronto").isoformat()
+    '2026-11-28'
+    """
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    local = moment.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
+    return (local - timedelta(minutes=day_start_minutes)).date()
 
 
 def to_local(value: datetime | str, zone: str | None = None) -> datetime:

@@ -59,6 +59,7 @@ def collect(source: str, hand_ids: Iterable[str]) -> dict[str, FoundHand]:
     """The wanted hands found in ``source`` (a hand with no event there is absent)."""
     from events.contract.codec import decode_line
     from events.contract.schemas import TableOpened
+    from events.replay.state import opened_in_force
     from pipeline.commands.audit import read_batches
 
     wanted = set(hand_ids)
@@ -85,8 +86,7 @@ def collect(source: str, hand_ids: Iterable[str]) -> dict[str, FoundHand]:
     for hand_id, by_id in found.items():
         events = sorted(by_id.values(), key=lambda e: e.seq)
         first = events[0]
-        before = [o for o in opened if o.table_id == first.table_id and o.seq < first.seq]
-        out[hand_id] = FoundHand(events, max(before, key=lambda o: o.seq) if before else None,
+        out[hand_id] = FoundHand(events, opened_in_force(opened, first.table_id, first.seq),
                                  where.get(hand_id, {}))
     return out
 

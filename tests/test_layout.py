@@ -5,6 +5,7 @@ package cycles in ``pipeline/``."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +152,16 @@ def test_sequence_findings_are_worded_once() -> None:
                        for p in (REPO / top).rglob("*.py")
                        if words in p.read_text(encoding="utf-8"))
         assert where == ["events/findings.py"], (words, where)
+
+
+_WAGER = r"""b?["'](?:ante|blind|play|trips)["']"""
+
+
+def test_the_wagers_are_listed_once() -> None:
+    """The spots a seat can hold are listed in one place (``events.game.settlement.SPOTS``;
+    the contract's ``Spot`` and ``PayoutSpot`` types name them too, as types must)."""
+    listing = re.compile(rf"{_WAGER}\s*,\s*{_WAGER}\s*,\s*{_WAGER}")
+    where = sorted(str(p.relative_to(REPO)) for top in ("events", "pipeline", "dashboards")
+                   for p in (REPO / top).rglob("*.py")
+                   if listing.search(p.read_text(encoding="utf-8")))
+    assert where == ["events/contract/schemas.py", "events/game/settlement.py"], where

@@ -69,6 +69,7 @@ from events.findings import (
     WagerRecord,
 )
 from events.replay.fold import HandState, TableContext, apply, fold
+from events.replay.state import TablesInForce
 
 __all__ = [
     "FINDING_KINDS", "AuditReport", "Auditor", "DisputeRecord", "Finding", "HandRecord",
@@ -126,7 +127,7 @@ class Auditor(Intake):
         self.remember = remember
         self.day_start = gaming_day_start
         self.sequencer = Sequencer(hold, window, self._original)
-        self.tables: dict[str, TableContext] = {}
+        self.tables = TablesInForce()
         # hand_id -> (the table's rules when the hand began, its events so far)
         self.open: dict[str, tuple[TableContext | None, list[Event]]] = {}
         self.current: dict[str, str] = {}  # table_id -> its open hand

@@ -35,6 +35,7 @@ from events.contract.schemas import (
 )
 from events.findings import INCOMPLETE_HAND, OVERLONG_HAND, Finding, parse_time
 from events.replay.fold import TableContext
+from events.replay.state import TablesInForce
 
 _ENDS = frozenset((HandEnded, HandVoided))
 # a real hand has a few hundred events at most (22 seats online); many more is a fault
@@ -61,7 +62,7 @@ class Intake:
     """The input side of :class:`events.audit.auditor.Auditor` (which provides the outputs)."""
 
     sequencer: Sequencer
-    tables: dict[str, TableContext]
+    tables: TablesInForce
     open: dict[str, Hand]  # hand_id -> (the table's rules when it began, its events)
     current: dict[str, str]  # table_id -> its open hand
     ready: dict[str, Hand]  # ended, waiting to be settled
@@ -253,7 +254,7 @@ class Intake:
                 self._stalled(ev)
             kind = type(ev)
             if kind is TableOpened:
-                self.tables[ev.table_id] = TableContext.opened(ev)  # type: ignore[arg-type]
+                self.tables.opened(ev)  # type: ignore[arg-type]
             elif kind is TableClosed:
                 self._abandon(ev.table_id)
             return

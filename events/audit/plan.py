@@ -31,7 +31,7 @@ from events.contract.schemas import (
     PlayerDecision,
 )
 from events.game.cards import CARD_INDEX
-from events.game.rules import STREETS, bet_ok, decision_ok, in_hand_ok, multiples
+from events.game.rules import BET_SPOTS, STREETS, bet_ok, decision_ok, in_hand_ok, multiples
 from events.game.rulesets import Ruleset
 from events.game.settlement import OUTCOME_CODES, SPOT_CODES
 from events.replay.fold import Paid, TableContext
@@ -213,7 +213,7 @@ def _walk(events: Sequence[Event], table: TableContext | None) -> _Walk | None:
                  void_reason)
 
 
-_SPOT = {"ante": 0, "blind": 1, "trips": 2}
+_SPOT = {spot: k for k, spot in enumerate(BET_SPOTS)}
 
 
 # ------------------------------------------------------------------------ the lean audit

@@ -22,6 +22,7 @@ from events.findings import (
     gaming_day,
     parse_time,
 )
+from events.game.settlement import SPOTS
 from events.money import money, outcome_words
 from events.replay.fold import DisputeNote
 
@@ -205,7 +206,7 @@ def wager_records(settlement: HandSettlement, day_start: int = 6) -> list[WagerR
         if note.adjustment:
             adjust[note.seat] = adjust.get(note.seat, 0) + note.adjustment
     for seat_no, left in adjust.items():
-        keys = sorted((k for k in rows if k[0] == seat_no), key=lambda k: _SPOTS.index(k[1]))
+        keys = sorted((k for k in rows if k[0] == seat_no), key=lambda k: SPOTS.index(k[1]))
         for key in keys:
             row = rows[key]
             if row.correct is None:
@@ -227,8 +228,6 @@ def wager_records(settlement: HandSettlement, day_start: int = 6) -> list[WagerR
                     spot, r.stake, r.recorded_outcome, r.recorded, r.correct_outcome,
                     r.correct, cats.get(seat_no))
         for (seat_no, spot), r in sorted(rows.items(),
-                                         key=lambda kv: (kv[0][0], _SPOTS.index(kv[0][1])))
+                                         key=lambda kv: (kv[0][0], SPOTS.index(kv[0][1])))
     ]
 
-
-_SPOTS = ("ante", "blind", "play", "trips")

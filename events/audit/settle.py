@@ -26,13 +26,13 @@ from events.game.rulesets import Ruleset
 from events.game.settlement import (
     BLIND_MIN_CATEGORY,
     QUALIFYING_CATEGORY,
+    SPOTS,
     Wagers,
     settle,
 )
 from events.money import money, outcome_words
 from events.replay.fold import HandState, Paid
 
-SPOT_ORDER = ("ante", "blind", "play", "trips")
 HAND_WORDS = ("high card only", "a pair", "two pair", "three of a kind", "a straight",
               "a flush", "a full house", "four of a kind", "a straight flush", "a royal flush")
 HAND_NOUNS = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
@@ -216,7 +216,7 @@ def _compare(state: HandState, seat_no: int, s: SeatState, folded: bool,
     payouts = state.payouts
     checks: list[WagerCheck] = []
     voided = state.ended == "voided"
-    for spot in SPOT_ORDER:
+    for spot in SPOTS:
         stake = s.play if spot == "play" else getattr(s, spot)
         if not stake:
             continue

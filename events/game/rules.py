@@ -30,11 +30,13 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from events.game.rulesets import Ruleset, TableLimits
+from events.game.settlement import SPOTS
 from events.money import money
 
 Street = Literal["preflop", "flop", "river"]
 STREETS: tuple[Street, ...] = ("preflop", "flop", "river")
-BET_SPOTS = ("ante", "blind", "trips")
+# the wagers a BetPlaced places: every spot but the play, which a raise wagers
+BET_SPOTS = tuple(spot for spot in SPOTS if spot != "play")
 ACTIONS = ("check", "raise", "fold")
 DEFAULT_MULTIPLES: dict[str, tuple[int, ...]] = {"preflop": (4, 3), "flop": (2,), "river": (1,)}
 

@@ -78,6 +78,11 @@ class TableLimits:
     seats: int | None = None
 
 
+# the field of each street's multiples (the fold asks once per decision)
+_MULTIPLES = {"preflop": "preflop_multiples", "flop": "flop_multiples",
+              "river": "river_multiples"}
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """One ruleset. Odds are "to 1" integers (trips) or fractions (blind, 3:2 = 3/2)."""
@@ -111,11 +116,10 @@ class Ruleset:
 
     def multiples(self, street: str) -> tuple[int, ...]:
         """Legal raise multiples of the ante on ``street`` (preflop, flop, river)."""
-        try:
-            return {"preflop": self.preflop_multiples, "flop": self.flop_multiples,
-                    "river": self.river_multiples}[street]
-        except KeyError:
-            raise ValueError(f"{street!r} is not a street (preflop, flop, river)") from None
+        name = _MULTIPLES.get(street)
+        if name is None:
+            raise ValueError(f"{street!r} is not a street (preflop, flop, river)")
+        return getattr(self, name)  # type: ignore[no-any-return]
 
     def limits(self, **overrides: Any) -> TableLimits:
         """The ruleset's default table limits, with ``overrides`` from ``TableOpened``."""

@@ -38,6 +38,7 @@ PUSH: int = 0
 LOSE: int = -1
 NO_WAGER: int = 2  # the spot had no wager on that row (play after a fold, no trips bet)
 OUTCOME_NAMES: dict[int, str] = {WIN: "win", PUSH: "push", LOSE: "lose"}
+# the wagers a seat can hold, the one list (the contract's PayoutSpot names the same)
 SPOTS = ("ante", "blind", "play", "trips")
 #: Each payout spot's place in ``SPOTS`` and each outcome's code (packed plans, the judge).
 SPOT_CODES: dict[str, int] = {spot: k for k, spot in enumerate(SPOTS)}

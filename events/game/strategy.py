@@ -37,7 +37,7 @@ import numpy.typing as npt
 from events.game.cards import parse_cards
 from events.game.evaluation import category, evaluate5, evaluate6, evaluate7
 from events.game.rulesets import Ruleset
-from events.game.settlement import settle_batch
+from events.game.settlement import SPOTS, settle_batch
 
 Cards = Sequence[int | str] | str
 IntArray = npt.NDArray[np.integer]
@@ -264,7 +264,7 @@ def river_decision_exact(hole: Cards, board: Cards, ruleset: Ruleset) -> RiverDe
     ante = _exact_ante(ruleset)
     out = settle_batch(ruleset, ante, ante, 0, False, ps, category(np.array([ps]))[0], ds,
                        category(ds))
-    total = sum(int(out[s][1].sum()) for s in ("ante", "blind", "play"))
+    total = sum(int(out[s][1].sum()) for s in SPOTS if s != "trips")  # the base game
     ev_raise = total / (ante * len(pairs))
     return RiverDecision(ev_raise > -2.0, ev_raise, -2.0, int((ds < ps).sum()),
                          int((ds == ps).sum()), int((ds > ps).sum()))

@@ -1,13 +1,14 @@
-"""Seat-hands (one player's part of one hand) folded from contract events, as columns.
+"""Seat-hands (one player's part of one hand) taken from the reference fold of each hand
+(:class:`events.replay.hands.HandsFold`), as columns.
 
 Only what a rating slip and the protection statistic need: who sat where, the wagers, the
-cards (hole, dealer, board in deal order), the decisions and the settled result. A hand is
-kept when it ended (``HandEnded``); a voided hand returns every wager and is left out, as
-is a seat whose cards or decisions the events do not show whole. A resolved dispute's
-adjustment (``DisputeResolved``, which may come long after the hand) is kept with the seat's
-hand, whatever the order it arrives in. A redelivered copy (same ``event_id``) counts once:
-the ids of an open hand's events are kept until it ends, and a hand that ended is not
-started again.
+cards (hole, dealer, board in deal order), the decisions and the settled result, as the
+reference fold has them when the hand ends (``HandEnded``); a voided hand returns every
+wager and is left out, as is a seat whose cards the events do not show whole. A decision
+the table made on a timeout (``auto``) is not the player's choice and is not scored. A
+resolved dispute's adjustment (``DisputeResolved``, which may come long after the hand) is
+kept with the seat's hand, whatever the order it arrives in. A redelivered copy (same
+``event_id``) counts once: the fold skips it, and a hand that ended is not started again.
 """
 
 from __future__ import annotations
@@ -15,47 +16,21 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
 
-from events.contract.schemas import (
-    BetPlaced,
-    CardsDealt,
-    DisputeResolved,
-    HandEnded,
-    HandStarted,
-    HandVoided,
-    PayoutRecorded,
-    PlayerDecision,
-    TableOpened,
-)
+from events.contract.schemas import DisputeResolved
 from events.game.cards import DECK, card_index
+from events.game.rules import BET_SPOTS
+from events.replay.hands import HandsFold
+from events.replay.state import HandState
 
 IntArray = npt.NDArray[np.int64]
 STREETS = {"preflop": 0, "flop": 1, "river": 2}
 _INDEX = {card: card_index(card) for card in DECK}  # the contract's cards, validated
-
-
-@dataclass
-class _Hand:
-    table_id: str
-    hand_id: str
-    dealer_id: str
-    started_at: str
-    ordinal: int  # the hand's place among its table's hands
-    refs: dict[int, str]
-    seats: list[int]
-    bets: dict[int, dict[str, int]] = field(default_factory=dict)
-    hole: dict[int, list[str]] = field(default_factory=dict)
-    dealer: list[str] = field(default_factory=list)
-    board: list[str] = field(default_factory=list)
-    decisions: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
-    result: dict[int, int] = field(default_factory=dict)
-    play: dict[int, int] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)  # event ids: a redelivered copy counts once
 
 
 @dataclass(frozen=True)
@@ -110,15 +85,15 @@ class _Rows:
     shared strings, so that memory grows by a few hundred bytes a seat-hand (a hand's
     dicts and lists are dropped when it ends)."""
 
-    INTS = ("seat", "ordinal", "started_ms", "ended_ms", "ante", "blind", "trips", "play",
-            "result")
+    INTS = ("seat", "ordinal", "started_ms", "ended_ms", *BET_SPOTS, "play", "result")
 
     def __init__(self) -> None:
         self.table_id: list[str] = []
         self.hand_id: list[str] = []
         self.dealer_id: list[str] = []
+        self.ruleset: list[str] = []  # of the TableOpened in force when the hand began
         self.player_ref: list[str | None] = []
-        self.ints = {k: array("q") for k in self.INTS}
+        self.ints = array("q")  # len(INTS) a seat-hand
         self.cards = array("q")  # nine a seat-hand: hole, dealer, board
         self.complete = array("b")
         self.decisions = array("q")  # three a decision: seat-hand, street, multiple
@@ -126,34 +101,50 @@ class _Rows:
     def __len__(self) -> int:
         return len(self.complete)
 
-    def add(self, hand: _Hand, seat: int, started_ms: int, ended_ms: int) -> None:
-        row = len(self)
-        ints = self.ints
-        ref = hand.refs.get(seat)
-        self.table_id.append(hand.table_id)
-        self.hand_id.append(hand.hand_id)
-        self.dealer_id.append(hand.dealer_id)
-        self.player_ref.append(None if ref is None else sys.intern(ref))
-        bets = hand.bets[seat]
-        ints["seat"].append(seat)
-        ints["ordinal"].append(hand.ordinal)
-        ints["started_ms"].append(started_ms)
-        ints["ended_ms"].append(ended_ms)
-        ints["ante"].append(bets["ante"])
-        ints["blind"].append(bets.get("blind", 0))
-        ints["trips"].append(bets.get("trips", 0))
-        ints["play"].append(hand.play.get(seat, 0))
-        ints["result"].append(hand.result.get(seat, 0))
-        cards = hand.hole.get(seat)
-        if cards is None or len(hand.dealer) != 2 or len(hand.board) != 5:
-            self.cards.extend([0] * 9)
-            self.complete.append(0)
-            return
-        self.cards.extend([_INDEX[c] for c in (*cards, *hand.dealer, *hand.board)])
-        self.complete.append(1)
-        for street, multiple, auto in hand.decisions.get(seat, []):
-            if not auto:  # the table decided on a timeout: not the player's choice
-                self.decisions.extend((row, street, multiple))
+    def add(self, state: HandState, ordinal: int) -> None:
+        """The seat-hands of an ended hand: each seat in play that placed an ante."""
+        table_id, hand_id = sys.intern(state.table_id), state.hand_id
+        dealer_id = sys.intern(state.dealer_id or "")
+        ruleset = state.table.ruleset_name or "" if state.table is not None else ""
+        refs, seats, holes = state.player_refs, state.seats, state.hole
+        started, ended = _ms(state.started_at or ""), _ms(state.ended_at or "")  # once a hand
+        result: dict[int, int] = {}
+        for (seat, _spot), paid in state.payouts.items():
+            result[seat] = result.get(seat, 0) + paid.amount + paid.extra
+        chosen: dict[int, list[tuple[int, int]]] = {}
+        for ev in state.decisions:
+            d = ev.payload
+            if not d.auto:  # auto: the table decided on a timeout, not the player
+                chosen.setdefault(d.seat, []).append((STREETS[d.street], d.multiple or 0))
+        shown = [_INDEX[c] for c in (*state.dealer, *state.community)]
+        known = len(shown) == 7 and len(state.dealer) == 2
+        ints, cards, complete, decisions = self.ints, self.cards, self.complete, self.decisions
+        for seat in state.seats_in_play:
+            wagers = seats.get(seat)
+            if wagers is None or not wagers.ante:
+                continue
+            row = len(complete)
+            ref = refs.get(seat)
+            self.table_id.append(table_id)
+            self.hand_id.append(hand_id)
+            self.dealer_id.append(dealer_id)
+            self.ruleset.append(ruleset)
+            self.player_ref.append(None if ref is None else sys.intern(ref))
+            ints.extend((seat, ordinal, started, ended, wagers.ante, wagers.blind,
+                         wagers.trips, wagers.play, result.get(seat, 0)))
+            hole = holes.get(seat)
+            if hole is None or not known:
+                cards.extend(_UNKNOWN)
+                complete.append(0)
+                continue
+            cards.extend([_INDEX[c] for c in hole])
+            cards.extend(shown)
+            complete.append(1)
+            for street, multiple in chosen.get(seat, ()):
+                decisions.extend((row, street, multiple))
+
+
+_UNKNOWN = [0] * 9  # a seat-hand whose cards the events do not show whole
 
 
 class Adjustments:
@@ -179,33 +170,35 @@ class Adjustments:
                 self.add(ev)
 
 
-class HandFolder:
-    """Feed decoded events in log order (other items are ignored); :meth:`seat_hands`."""
+class SeatHandCollector:
+    """Feed decoded events in log order (other items are ignored); :meth:`seat_hands`.
+    The hands are folded by the reference (:class:`~events.replay.hands.HandsFold`); an
+    ended hand's seat-hands are packed from its final state."""
 
     def __init__(self, adjustments: Adjustments | None = None,
                  ordinals: dict[str, int] | None = None,
                  resumed: dict[tuple[str, str], int] | None = None) -> None:
-        self._open: dict[str, _Hand] = {}
-        self._rulesets: dict[str, str] = {}
         # per table, the hands started so far; ``resumed``: the places of hands started
         # before (a warehouse's hands still open at its last load, read again whole)
         self.ordinals: dict[str, int] = {} if ordinals is None else ordinals
         self._resumed = {} if resumed is None else resumed
+        self._places: dict[str, int] = {}  # hand in play -> its place among its table's
         self._rows = _Rows()
         # given: every resolved dispute's adjustment, read before the events, so that
         # seat-hands may be taken as they end (the events' own are added too, once each);
         # else gathered from the events, for seat-hands taken at the end
         self.adjustments = Adjustments() if adjustments is None else adjustments
-        self._ended: set[tuple[str, str]] = set()  # (table, hand) of hands ended or voided
+        self._hands = HandsFold(self._ended, self._begun)
 
     @property
     def ended(self) -> set[tuple[str, str]]:
         """(table, hand) of the hands that ended or were voided."""
-        return self._ended
+        return self._hands.closed
 
     def open_hands(self) -> list[tuple[str, str, int]]:
         """The hands started and not ended: (table, hand, place among the table's)."""
-        return [(h.table_id, h.hand_id, h.ordinal) for h in self._open.values()]
+        return [(s.table_id, s.hand_id, self._places[s.hand_id])
+                for s in self._hands.open_states()]
 
     @property
     def pending(self) -> int:
@@ -219,85 +212,29 @@ class HandFolder:
         return sh
 
     def feed(self, events: Iterable[object]) -> None:
-        for ev in events:
-            kind = type(ev)
-            if kind is TableOpened:
-                assert isinstance(ev, TableOpened)
-                self._rulesets[ev.table_id] = ev.payload.ruleset
-                continue
-            hand_id = getattr(ev, "hand_id", None)
-            if hand_id is None:
-                continue
-            if kind is DisputeResolved:
-                assert isinstance(ev, DisputeResolved)
-                self.adjustments.add(ev)
-                continue
-            if kind is HandStarted:
-                assert isinstance(ev, HandStarted)
-                if hand_id in self._open or (ev.table_id, hand_id) in self._ended:
-                    continue  # a redelivered copy (or a reused id): the hand is under way
-                n = self._resumed.pop((ev.table_id, hand_id), None)
-                if n is None:
-                    n = self.ordinals.get(ev.table_id, 0)
-                    self.ordinals[ev.table_id] = n + 1
-                p = ev.payload
-                self._open[hand_id] = _Hand(sys.intern(ev.table_id), hand_id,
-                                            sys.intern(p.dealer_id), ev.occurred_at, n,
-                                            dict(p.player_refs or {}), list(p.seats))
-                continue
-            hand = self._open.get(hand_id)
-            if hand is None:
-                continue
-            event_id = getattr(ev, "event_id", "")
-            if event_id in hand.seen:
-                continue
-            hand.seen.add(event_id)
-            self._apply(hand, ev, kind)
+        batch = events if isinstance(events, list) else list(events)
+        self.adjustments.feed(batch)
+        self._hands.feed(batch)
 
-    def _apply(self, hand: _Hand, ev: object, kind: type) -> None:
-        if kind is BetPlaced:
-            assert isinstance(ev, BetPlaced)
-            bet = ev.payload
-            hand.bets.setdefault(bet.seat, {})[bet.spot] = bet.amount
-            if bet.player_ref is not None:
-                hand.refs[bet.seat] = bet.player_ref
-        elif kind is CardsDealt:
-            assert isinstance(ev, CardsDealt)
-            deal = ev.payload
-            if deal.target == "seat" and deal.seat is not None:
-                hand.hole[deal.seat] = list(deal.cards)
-            elif deal.target == "dealer":
-                hand.dealer = list(deal.cards)
-            else:
-                hand.board = list(deal.cards)
-        elif kind is PlayerDecision:
-            assert isinstance(ev, PlayerDecision)
-            dec = ev.payload
-            hand.decisions.setdefault(dec.seat, []).append(
-                (STREETS[dec.street], dec.multiple or 0, dec.auto))
-            if dec.amount:
-                hand.play[dec.seat] = dec.amount
-        elif kind is PayoutRecorded:
-            assert isinstance(ev, PayoutRecorded)
-            pay = ev.payload
-            hand.result[pay.seat] = hand.result.get(pay.seat, 0) + pay.amount
-        elif kind is HandEnded:
-            assert isinstance(ev, HandEnded)
-            del self._open[hand.hand_id]
-            self._ended.add((hand.table_id, hand.hand_id))
-            started, ended = _ms(hand.started_at), _ms(ev.occurred_at)  # once a hand
-            for seat in hand.seats:
-                if "ante" in hand.bets.get(seat, {}):
-                    self._rows.add(hand, seat, started, ended)
-        elif kind is HandVoided:
-            del self._open[hand.hand_id]
-            self._ended.add((hand.table_id, hand.hand_id))
+    def _begun(self, state: HandState) -> None:
+        key = (state.table_id, state.hand_id)
+        n = self._resumed.pop(key, None)
+        if n is None:
+            n = self.ordinals.get(state.table_id, 0)
+            self.ordinals[state.table_id] = n + 1
+        self._places[state.hand_id] = n
+
+    def _ended(self, state: HandState) -> None:
+        n = self._places.pop(state.hand_id)
+        if state.ended == "ended":
+            self._rows.add(state, n)
 
     def seat_hands(self) -> SeatHands:
         rows = self._rows
         n = len(rows)
-        ints = {k: np.frombuffer(v, dtype=np.int64) if n else np.zeros(0, np.int64)
-                for k, v in rows.ints.items()}
+        table = (np.frombuffer(rows.ints, dtype=np.int64) if n
+                 else np.zeros(0, np.int64)).reshape(n, len(rows.INTS))
+        ints = {k: table[:, i] for i, k in enumerate(rows.INTS)}
         cards = (np.frombuffer(rows.cards, dtype=np.int64) if n
                  else np.zeros(0, np.int64)).reshape(n, 9)
         decisions = (np.frombuffer(rows.decisions, dtype=np.int64) if len(rows.decisions)
@@ -309,7 +246,7 @@ class HandFolder:
                 tables, hands, ints["seat"].tolist(), strict=True)), dtype=np.int64, count=n)
         return SeatHands(
             table_id=tables, hand_id=hands, dealer_id=rows.dealer_id,
-            ruleset=[self._rulesets.get(t, "") for t in tables], player_ref=rows.player_ref,
+            ruleset=rows.ruleset, player_ref=rows.player_ref,
             seat=ints["seat"].copy(), ordinal=ints["ordinal"].copy(),
             started_ms=ints["started_ms"].copy(), ended_ms=ints["ended_ms"].copy(),
             ante=ints["ante"].copy(), blind=ints["blind"].copy(), trips=ints["trips"].copy(),

@@ -32,9 +32,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime
 from fractions import Fraction
-from zoneinfo import ZoneInfo
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +41,7 @@ import numpy.typing as npt
 from events.game.rulesets import RulesetError, load_ruleset
 from events.game.strategy import flop_raise_batch, preflop_raise_batch, river_raise_batch
 from events.game.theory import exact_base_edge, trips_theory
+from events.localtime import gaming_day_of
 from events.protection.draws import KeyedDraws
 from events.protection.hands import SeatHands
 from events.protection.scoring import CHUNK, COMPLETIONS, NULL_HOLDINGS, Gains, null_holdings
@@ -189,10 +189,8 @@ def gaming_days(started_ms: npt.NDArray[np.int64], day_start_minutes: int,
                 zone: str = "UTC") -> list[str]:
     """The gaming day (ISO date) of each time, as the warehouse counts it: the local date
     (in ``zone``) of the time ``day_start_minutes`` of local time earlier."""
-    shift = timedelta(minutes=day_start_minutes)
-    where = ZoneInfo(zone)
-    return [(datetime.fromtimestamp(ms / 1000, where).replace(tzinfo=None) - shift)
-            .date().isoformat() for ms in started_ms.tolist()]
+    return [gaming_day_of(datetime.fromtimestamp(ms / 1000, UTC), day_start_minutes, zone)
+            .isoformat() for ms in started_ms.tolist()]
 
 
 def _theo(stakes: dict[str, int], edges: dict[str, Fraction | None]) -> int | None:

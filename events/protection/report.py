@@ -21,7 +21,7 @@ from events.protection.assess import (
     player_keys,
 )
 from events.protection.dealers import DealerAlert, dealer_alerts
-from events.protection.hands import Adjustments, HandFolder, SeatHands
+from events.protection.hands import Adjustments, SeatHandCollector, SeatHands
 from events.protection.ratings import SEED as RATINGS_SEED
 from events.protection.ratings import RatingSlip, decision_costs, gaming_days, slips_of
 from events.protection.tally import Tally
@@ -58,7 +58,7 @@ def protect(batches: Iterable[Iterable[object]], min_hands: int = MIN_HANDS,
     gaming days, for the sequential test's crossing date. Each seat-hand's draws are its
     own (seeded by its table, hand and seat), and the sums exact (``tally``): the same
     events and seed give the same report, however they are sliced or ordered."""
-    folder = HandFolder(adjustments)
+    folder = SeatHandCollector(adjustments)
     scorer = Scorer(seed, ratings, days=days)
     for batch in batches:
         folder.feed(batch)

@@ -11,7 +11,7 @@ already raised is not. Whether a bet or decision is legal is the rules' question
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from events.contract.schemas import (
     BetPlaced,
@@ -54,11 +54,14 @@ from events.replay.state import (
     Paid,
     TableContext,
     _after_end,
+    _blank_seat,
     _evolve,
     _evolve1,
     _flag,
     _not_in_hand,
+    _put,
     _seat_update,
+    _seat_with,
     _with,
 )
 
@@ -79,9 +82,13 @@ def _hand_started(state: HandState, ev: HandStarted) -> HandState:
                                      p.dealer_id, s, None, None, None,
                                      f"Seat {s} is in play at a table of {limits.seats} seats.",
                                      ev.event_id, ev.occurred_at))
+    changes: dict[str, Any] = {}
+    if p.player_refs:
+        changes["player_refs"] = {**state.player_refs, **p.player_refs}
+    if found:
+        changes["findings"] = state.findings + tuple(found)
     return _evolve(state, started=True, dealer_id=p.dealer_id, shoe_id=p.shoe_id,
-                   seats_in_play=tuple(p.seats), started_at=ev.occurred_at,
-                   findings=state.findings + tuple(found))
+                   seats_in_play=tuple(p.seats), started_at=ev.occurred_at, **changes)
 
 
 def _bet_placed(state: HandState, ev: BetPlaced) -> HandState:
@@ -89,7 +96,7 @@ def _bet_placed(state: HandState, ev: BetPlaced) -> HandState:
         return _after_end(state, ev)  # type: ignore[return-value]
     p = ev.payload
     spot, amount = p.spot, p.amount
-    seat = state.seats.get(p.seat) or SeatState(seat=p.seat)
+    seat = state.seats.get(p.seat) or _blank_seat(p.seat)
     if state.started and p.seat not in state.seats_in_play:
         return _flag(state, state.finding(
             ILLEGAL_ACTION, f"Seat {p.seat} placed a {spot} bet of {money(amount)} but is "
@@ -105,10 +112,11 @@ def _bet_placed(state: HandState, ev: BetPlaced) -> HandState:
             found = state.finding(exc.kind, str(exc), ev, p.seat, spot)
             if getattr(seat, spot):  # a second bet on a spot is not applied
                 return _flag(state, found)
-            new_seat = _seat_update(seat, **{spot: amount})
-            return _flag(state, found, seats=_with(state.seats, p.seat, new_seat))
-    new_seat = _seat_update(seat, **{spot: amount})
-    return _evolve1(state, "seats", _with(state.seats, p.seat, new_seat))
+            state = _flag(state, found)
+    state = _put(state, "seats", p.seat, _seat_with(seat, spot, amount))
+    if p.player_ref is not None and state.player_refs.get(p.seat) != p.player_ref:
+        state = _put(state, "player_refs", p.seat, p.player_ref)
+    return state
 
 
 _NO_LIMITS = TableLimits(min_bet=1, max_bet=10**12, max_trips=None)
@@ -153,7 +161,8 @@ def _cards_dealt(state: HandState, ev: CardsDealt) -> HandState:
         if state.dealer:
             return _flag(state, state.finding(
                 ILLEGAL_ACTION, "The dealer was dealt cards a second time.", ev))
-    cards = dict(state.cards)
+    # an owned state's mappings are its own dicts (events.replay.state._owned)
+    cards = cast(dict[str, str], state.cards) if state.owned else dict(state.cards)
     for card in p.cards:
         other = cards.get(card)
         if other is not None:
@@ -215,7 +224,7 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
     if state.ended is not None:
         return _after_end(state, ev)  # type: ignore[return-value]
     p = ev.payload
-    seat = state.seats.get(p.seat) or SeatState(seat=p.seat)
+    seat = state.seats.get(p.seat) or _blank_seat(p.seat)
     if state.started and p.seat not in state.seats_in_play:
         return _flag(state, state.finding(
             ILLEGAL_ACTION, f"Seat {p.seat} made a decision but is not in play in this hand "
@@ -226,12 +235,12 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
                               ev, p.seat, "play" if p.action == "raise" else None)
         if not seat.ante or seat.folded or seat.play:
             return _flag(state, found)
-        return _flag(state, found, seats=_with(state.seats, p.seat, _decided(seat, p)))
+        return _decided(_flag(state, found), seat, ev)
     ruleset = state.ruleset
     if p.seat in state.hole and decision_ok(
             seat.ante, seat.play, seat.folded, len(seat.decided), p.street, p.action,
             p.multiple, p.amount, multiples(p.street, ruleset), state.street):
-        return _evolve1(state, "seats", _with(state.seats, p.seat, _decided(seat, p)))
+        return _decided(state, seat, ev)
     try:
         if p.seat not in state.hole:
             raise RuleViolation(f"Seat {p.seat} decided {_on(p.street)} before it was dealt "
@@ -243,21 +252,29 @@ def _player_decision(state: HandState, ev: PlayerDecision) -> HandState:
                               "play" if p.action == "raise" else None)
         if not seat.ante or seat.folded or seat.play:
             return _flag(state, found)  # a seat out of the hand decides nothing
-        return _flag(state, found, seats=_with(state.seats, p.seat, _decided(seat, p)))
-    return _evolve1(state, "seats", _with(state.seats, p.seat, _decided(seat, p)))
+        return _decided(_flag(state, found), seat, ev)
+    return _decided(state, seat, ev)
 
 
 def _on(street: str) -> str:
     return "preflop" if street == "preflop" else f"on the {street}"
 
 
-def _decided(seat: SeatState, p: Any) -> SeatState:
-    # Every street up to this one counts as decided, so one missing decision is one finding.
-    decided = STREETS[: STREETS.index(p.street) + 1]
+# Every street up to a decision's counts as decided, so one missing decision is one finding.
+_DECIDED = {street: STREETS[: i + 1] for i, street in enumerate(STREETS)}
+
+
+def _decided(state: HandState, seat: SeatState, ev: PlayerDecision) -> HandState:
+    """``state`` with the decision ``ev`` applied to ``seat`` and kept in its decisions."""
+    p = ev.payload
+    decided = _DECIDED[p.street]
     if p.action == "raise":
-        return _seat_update(seat, play=p.amount, play_multiple=p.multiple, raised_on=p.street,
-                            decided=decided)
-    return _seat_update(seat, folded=p.action == "fold", decided=decided)
+        new = _seat_update(seat, play=p.amount, play_multiple=p.multiple, raised_on=p.street,
+                           decided=decided)
+    else:
+        new = _seat_update(seat, folded=p.action == "fold", decided=decided)
+    state = _evolve1(state, "decisions", (*state.decisions, ev))
+    return _put(state, "seats", p.seat, new)
 
 
 def _dealer_revealed(state: HandState, ev: DealerRevealed) -> HandState:
@@ -294,14 +311,13 @@ def _payout_recorded(state: HandState, ev: PayoutRecorded) -> HandState:
             f"({p.outcome} {money(p.amount)}); one payout per wager.", ev, p.seat, p.spot,
             None, p.amount), payouts=_with(state.payouts, key, again))
     new = Paid(p.outcome, p.amount, ev.event_id, not state.dealer_revealed, ev.occurred_at)
-    payouts = _with(state.payouts, key, new)
     if not stake:
         where = (f"seat {p.seat} is not in play in this hand" if _not_in_hand(state, p.seat)
                  else f"seat {p.seat} has no {p.spot} wager")
-        return _flag(state, state.finding(
+        state = _flag(state, state.finding(
             UNEXPECTED_PAYOUT, f"A {p.spot} payout ({p.outcome} {money(p.amount)}) was "
-            f"recorded but {where}.", ev, p.seat, p.spot, None, p.amount), payouts=payouts)
-    return _evolve1(state, "payouts", payouts)
+            f"recorded but {where}.", ev, p.seat, p.spot, None, p.amount))
+    return _put(state, "payouts", key, new)
 
 
 def _hand_ended(state: HandState, ev: HandEnded) -> HandState:

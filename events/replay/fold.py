@@ -27,8 +27,16 @@ from typing import Any
 
 from events.contract.schemas import Event
 from events.findings import Finding
+from events.game.rules import BET_SPOTS
 from events.replay.apply import APPLY, _ignore
-from events.replay.state import DisputeNote, HandState, Paid, TableContext
+from events.replay.state import (
+    DisputeNote,
+    HandState,
+    Paid,
+    TableContext,
+    _owned,
+    _released,
+)
 
 __all__ = [
     "APPLY",
@@ -51,11 +59,14 @@ def apply(state: HandState, ev: Event) -> HandState:
 
 
 def fold(events: Iterable[Event], state: HandState) -> HandState:
-    """Apply ``events`` in order to ``state``; the final state."""
+    """Apply ``events`` in order to ``state``; the final state (``state`` is left as it
+    was: the fold works on its own copy, changed in place, as no intermediate state is
+    kept)."""
     table = APPLY
+    state = _owned(state)
     for ev in events:
         state = table.get(type(ev), _ignore)(state, ev)
-    return state
+    return _released(state)
 
 
 # --------------------------------------------------------------------------- point in time
@@ -128,7 +139,7 @@ def visible(state: HandState, party: str) -> dict[str, Any]:
         "community": list(state.community if everything else state.revealed),
         "dealer": list(state.dealer if everything else state.dealer_revealed),
         "hole": hole,
-        "bets": {s: {"ante": st.ante, "blind": st.blind, "trips": st.trips, "play": st.play}
+        "bets": {s: {**{spot: getattr(st, spot) for spot in BET_SPOTS}, "play": st.play}
                  for s, st in sorted(state.seats.items())},
         "folded": sorted(s for s, st in state.seats.items() if st.folded),
     }

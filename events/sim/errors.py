@@ -30,7 +30,6 @@ from events.game.rulesets import Ruleset, known_rulesets, load_ruleset
 from events.game.settlement import LOSE, PUSH, SPOTS, WIN
 from events.sim.format import json_bytes
 
-SPOT_NAMES = ("ante", "blind", "play", "trips")
 ANTE, BLIND, PLAY, TRIPS = range(4)
 MISPAY_KINDS = (
     "ante_taken_not_qualified", "blind_paid_below_straight", "blind_3to2_paid_1to1",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from events.game.settlement import SPOTS as WAGERS
 from events.sim.format import (
     U8,
     Field,
@@ -36,7 +37,7 @@ from events.sim.players import METHODS
  K_DREV, K_PAY, K_END, K_VOID) = range(14)
 DISPUTE_SLOTS = 2
 STREETS = (b"preflop", b"flop", b"river")
-SPOTS = (b"ante", b"blind", b"play", b"trips")
+SPOTS = tuple(spot.encode() for spot in WAGERS)
 OUTCOMES = {1: b"win", 0: b"push", -1: b"lose"}
 
 # slot durations in ms (low, high) for a live table and for an online table

@@ -115,12 +115,13 @@ def summaries(source: str) -> dict[str, HandSummary]:
     shows, so no event id is remembered."""
     from events.contract.codec import Rejection, decode_records
     from events.contract.schemas import TableOpened
-    from events.replay.fold import HandState, TableContext, apply
+    from events.replay.fold import HandState, apply
+    from events.replay.state import TablesInForce
     from pipeline.commands.audit import read_batches
 
     done: dict[str, HandSummary] = {}
     folding: dict[str, HandState] = {}
-    tables: dict[str, TableContext] = {}  # table -> its TableOpened in force
+    tables = TablesInForce()
     for chunk in read_batches(source):
         for ev in decode_records(chunk):
             if isinstance(ev, Rejection):
@@ -128,7 +129,7 @@ def summaries(source: str) -> dict[str, HandSummary]:
             hand_id = ev.hand_id
             if hand_id is None:
                 if isinstance(ev, TableOpened):
-                    tables[ev.table_id] = TableContext.opened(ev)
+                    tables.opened(ev)
                 continue
             if hand_id in done:
                 continue

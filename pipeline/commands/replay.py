@@ -52,6 +52,7 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any, int]:
     from events.contract.codec import decode_line
     from events.contract.privacy import needs_scrub, scrub
     from events.contract.schemas import HandEnded, HandVoided, TableOpened
+    from events.replay.state import opened_in_force
     from pipeline.commands.audit import read_batches
 
     needle = json.dumps(hand_id).encode()
@@ -75,9 +76,7 @@ def hand_events(source: str, hand_id: str) -> tuple[list[Any], Any, int]:
     events = sorted(found.values(), key=lambda e: e.seq)
     table = None
     if events:
-        first = events[0]
-        before = [o for o in opened if o.table_id == first.table_id and o.seq < first.seq]
-        table = max(before, key=lambda o: o.seq) if before else None
+        table = opened_in_force(opened, events[0].table_id, events[0].seq)
     return events, table, past
 
 

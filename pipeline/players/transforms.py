@@ -168,7 +168,7 @@ def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int
     The tally, the keys it changed, and the seat-hands scored."""
     from events.contract.schemas import DisputeResolved
     from events.localtime import zone_name
-    from events.protection.hands import HandFolder
+    from events.protection.hands import SeatHandCollector
     from events.protection.report import SEED, SLICE, Scorer
 
     scored = {(t, h) for t, h in con.execute(f"""SELECT p.table_id, p.hand_id
@@ -178,7 +178,7 @@ def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int
         "SELECT table_id, hand_id, ordinal FROM protection_hands WHERE NOT ended").fetchall()}
     tally, sessions, ordinals = _state(con)
     fresh, late, dispute_ids = _late_disputes(con, scored)
-    folder = HandFolder(fresh, ordinals, resumed)
+    folder = SeatHandCollector(fresh, ordinals, resumed)
     scorer = Scorer(SEED, (day_start_minutes, zone_name()), tally, sessions)
     touched = _Touched()
     seat_hands = 0

@@ -52,10 +52,10 @@ def scored(source: Path) -> tuple[Any, Any, list[str]]:
 
     from events.contract.codec import Rejection, decode_many
     from events.protection.assess import gains_of, player_keys
-    from events.protection.hands import HandFolder
+    from events.protection.hands import SeatHandCollector
     from events.protection.report import SEED, SLICE
 
-    folder = HandFolder()
+    folder = SeatHandCollector()
     folder.feed([e for e in decode_many(source.read_bytes().splitlines())
                  if not isinstance(e, Rejection)])
     sh = folder.take()

@@ -15,11 +15,11 @@ import pytest
 import events.protection.scoring as scoring
 from events.contract.codec import Rejection, decode_many
 from events.protection.assess import gains_of
-from events.protection.hands import HandFolder
+from events.protection.hands import SeatHandCollector
 
 
 def _seat_hands(floor: Path) -> Any:
-    folder = HandFolder()
+    folder = SeatHandCollector()
     items = decode_many(floor.read_bytes().splitlines())
     folder.feed([e for e in items if not isinstance(e, Rejection)])
     return folder.seat_hands()
