@@ -16,7 +16,13 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from events.logs import Cursor, EventLog, Record, advance_all, open_log, source_key
-from pipeline.archive import ARCHIVE_PARTITIONING
+from pipeline.archive import (
+    ARCHIVE_PARTITIONING,
+    append_new,
+    archive_mark,
+    forget_mark,
+    set_mark,
+)
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
@@ -157,6 +163,21 @@ def _write_partitions(table: pa.Table, root: Path) -> None:
 
 
 def archive_pending(warehouse: str | Path, root: str | Path) -> int:
+    """Archive the events stored since the last archive; how many partitions were written:
+    appended (:func:`pipeline.archive.append_new`), or, in a warehouse without the
+    archive's mark yet, the queued partitions rewritten whole and the mark set."""
+    with reading(warehouse) as con:
+        mark = archive_mark(con)
+    if mark is not None:
+        return append_new(warehouse, root)
+    done = _rewrite_pending(warehouse, root)
+    with writing(warehouse) as con:
+        if not con.execute("SELECT count(*) FROM pending.archive").fetchall()[0][0]:
+            set_mark(con)
+    return done
+
+
+def _rewrite_pending(warehouse: str | Path, root: str | Path) -> int:
     """Rewrite the Parquet partitions (gaming day, table) that got new events; returns how
     many. A partition is rewritten whole from the warehouse, so doing it twice is harmless,
     and it leaves the queue only after its files are written."""
@@ -231,6 +252,7 @@ def restore_archive(root: str | Path, warehouse: str | Path, *,
     with writing(warehouse) as con:
         check_zone_meta(con)
         check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
+        forget_mark(con)  # the restored events' partitions are rewritten whole
         columns = [r[0] for r in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
             "ORDER BY ordinal_position").fetchall()]
