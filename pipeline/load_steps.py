@@ -120,7 +120,11 @@ def audit(warehouse: str | Path, day_start_minutes: int, hands_per_chunk: int,
     """The queued hands audited again from all their events; the sequence findings."""
     from pipeline.hands.steps import update_hands
 
-    stats = update_hands(warehouse, day_start_minutes, hands_per_chunk, workers)
+    return audit_metadata(update_hands(warehouse, day_start_minutes, hands_per_chunk, workers))
+
+
+def audit_metadata(stats: Any) -> dict[str, dict[str, Any]]:
+    """What the audit step did (:class:`pipeline.hands.steps.HandStats`), by asset."""
     return {"hands": {"hands_audited": stats.hands, "hands_audited_again": stats.again,
                       "events_read": stats.events},
             "wagers": {"hands_audited": stats.hands},

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.load_steps import audit
+from pipeline.hands.steps import update_hands
+from pipeline.load_steps import audit_metadata
 from pipeline.resources import Warehouse
 from pipeline.warehouse import load_lock
 from pipeline.write_session import held
@@ -30,8 +31,8 @@ GROUP = "audit"
 def audit_hands(context: dg.AssetExecutionContext,
                 warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     with load_lock(warehouse.path), held(warehouse.path):
-        meta = audit(warehouse.path, warehouse.day_start_minutes, warehouse.hands_per_chunk,
-                     warehouse.audit_workers)
+        meta = audit_metadata(update_hands(warehouse.path, warehouse.day_start_minutes,
+                                           warehouse.hands_per_chunk, warehouse.audit_workers))
     context.log.info(f"audited {meta['hands']['hands_audited']} hands")
     for key in ("hands", "wagers", "audit_findings"):
         yield dg.MaterializeResult(asset_key=key, metadata=meta[key])

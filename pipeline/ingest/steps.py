@@ -26,7 +26,13 @@ from pipeline.archive import (
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
-from pipeline.ingest.rotated import file_mark, replaced_note, store_mark, stored_mark
+from pipeline.ingest.rotated import (
+    file_mark,
+    replaced_note,
+    resume_from_mark,
+    store_mark,
+    stored_mark,
+)
 from pipeline.ingest.transforms import (
     BatchStats,
     DecodedBatch,
@@ -79,7 +85,8 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             position = stored_position(con, key)
             cursor = parse_cursor(position)
-            note = replaced_note(event_log, position, stored_mark(con, key))
+            mark = stored_mark(con, key)
+            note = replaced_note(event_log, position, mark)
             if note is not None:  # another file at the path: loaded from its first line
                 cursor = {}
                 con.execute("UPDATE load_positions SET position = ? WHERE source = ?",
@@ -87,6 +94,8 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
                 store_mark(con, key, file_mark(event_log))
                 log.warning(note)
                 stats.note = note
+            else:
+                resume_from_mark(event_log, mark)  # read from the line start kept with it
             view = IngestAudit.load(con) if audit_hands else None
         # the log's end as it is now: a load reads up to it and ends, however fast the
         # tables keep writing (what they write meanwhile is the next load's)
@@ -141,7 +150,7 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, 
                         early = None  # another process wrote events: the audit step does all
                     batch = write_batch(con, decoded, names[0], cursor, day_start_minutes,
                                         known, early, position_key=names[1],
-                                        file=file_mark(event_log))
+                                        file=file_mark(event_log, cursor))
             except BaseException:
                 known.forget()  # its hashes may name events the rollback took away
                 raise
