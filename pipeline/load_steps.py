@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from events.logs import EventLog
 from pipeline.checks import Outcome
 
 ROLLUP_STEPS = {"table_hold_daily": "table_hold_daily", "trips_rollup": "trips_performance",
@@ -67,7 +68,7 @@ class LoadResult:
     seconds: dict[str, float] = field(default_factory=dict)  # each step's
 
 
-def ingest(source: str, warehouse: str | Path, batch_size: int,
+def ingest(source: str | EventLog, warehouse: str | Path, batch_size: int,
            day_start_minutes: int) -> dict[str, dict[str, Any]]:
     """The log's new records into ``events`` (``dead_letters``, ``load_positions``)."""
     from pipeline.ingest.steps import load_events
@@ -81,10 +82,11 @@ def ingest(source: str, warehouse: str | Path, batch_size: int,
     if stats.note:
         events["source_note"] = stats.note
     return {"events": events, "dead_letters": {"rejected": stats.rejected},
-            "load_positions": {"source": source}}
+            "load_positions": {"source": source if isinstance(source, str)
+                               else source.describe()}}
 
 
-def seal(source: str, warehouse: str | Path, seal_key: str, past_gaps: bool,
+def seal(source: str | EventLog, warehouse: str | Path, seal_key: str, past_gaps: bool,
          say: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Seal the log when a key is given (and append to ``UTH_SEAL_WITNESS``), then copy
     the log's seals into the warehouse. The key is read to sign and goes nowhere else."""
@@ -97,7 +99,7 @@ def seal(source: str, warehouse: str | Path, seal_key: str, past_gaps: bool,
     from pipeline.ledger.store import copy_log_seals
 
     sealed = copied = 0
-    log = open_log(source, create=False, growing=True)
+    log = open_log(source, create=False, growing=True) if isinstance(source, str) else source
     try:
         if seal_key:
             made = seal_log(log, load_private(seal_key), past_gaps=past_gaps)
@@ -111,7 +113,8 @@ def seal(source: str, warehouse: str | Path, seal_key: str, past_gaps: bool,
         except LogError as exc:
             say(f"seals not copied: {exc}")
     finally:
-        log.close()
+        if isinstance(source, str):
+            log.close()
     return {"sealed": sealed, "copied": copied}
 
 
@@ -199,16 +202,22 @@ def _archive_due(settings: LoadSettings) -> bool:
 
 def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None) -> LoadResult:
     """Every step of a load, in order, on one write connection; see the module."""
-    from pipeline.warehouse import load_lock
-    from pipeline.write_session import held
+    from events.logs import open_log
 
     s, wh = settings, settings.warehouse
     result = LoadResult()
+    logs: list[EventLog] = []  # the log, opened once for the ingest and the seals
+
+    def log() -> EventLog:
+        if not logs:
+            logs.append(open_log(s.source, create=False, growing=True))
+        return logs[0]
+
     steps: list[tuple[str, Callable[[], None]]] = [
         ("ingest_events", lambda: result.meta.update(
-            ingest(s.source, wh, s.batch_size, s.day_start_minutes))),
+            ingest(log(), wh, s.batch_size, s.day_start_minutes))),
         ("seals", lambda: result.meta.__setitem__(
-            "seals", seal(s.source, wh, s.seal_key, s.seal_past_gaps, say))),
+            "seals", seal(log(), wh, s.seal_key, s.seal_past_gaps, say))),
         ("audit_hands", lambda: result.meta.update(
             audit(wh, s.day_start_minutes, s.hands_per_chunk, s.audit_workers))),
         *[(step, _rollup_step(result, wh, step, s.full_rebuild)) for step in ROLLUP_STEPS],
@@ -217,6 +226,20 @@ def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None
     ]
     if _archive_due(s):
         steps.append(("events_archive", lambda: _archive_step(result, s)))
+    try:
+        _run_steps(result, steps, s)
+    finally:
+        for opened in logs:
+            opened.close()
+    return result
+
+
+def _run_steps(result: LoadResult, steps: list[tuple[str, Callable[[], None]]],
+               s: LoadSettings) -> None:
+    from pipeline.warehouse import load_lock
+    from pipeline.write_session import held
+
+    wh = s.warehouse
     with load_lock(wh), held(wh):
         since = scope_start(wh, s)
         for name, step in steps:
@@ -225,7 +248,7 @@ def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None
                 step()
             except BaseException as exc:  # told by the caller (and an interrupt, re-raised
                 result.failed, result.error = name, exc  # there, is a stop)
-                return result
+                return
             finally:
                 result.seconds[name] = time.perf_counter() - began
         began = time.perf_counter()
@@ -234,7 +257,6 @@ def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None
         except BaseException as exc:
             result.failed, result.error = "warehouse_checks", exc
         result.seconds["warehouse_checks"] = time.perf_counter() - began
-    return result
 
 
 def _rollup_step(result: LoadResult, warehouse: str, step: str,
