@@ -189,8 +189,10 @@ def scope_start(warehouse: str | Path, settings: LoadSettings) -> int | None:
 
 
 def _archive_due(settings: LoadSettings) -> bool:
-    """Whether this load archives: always, but in a follow that archives on a slower
-    cadence (the queued events wait in the warehouse, nothing is lost) and for a seal."""
+    """Whether this load archives (and copies the log's seals): always, but in a follow
+    that archives on a slower cadence (the queued events wait in the warehouse, nothing is
+    lost; the log's seals wait in the log), and always with a seal key (the seal covers
+    what the load loaded, and the archive's seals beside the archived events)."""
     if settings.archive_after <= 0 or settings.seal_key:
         return True
     stamp = Path(f"{settings.warehouse}.archived")
@@ -213,18 +215,19 @@ def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None
             logs.append(open_log(s.source, create=False, growing=True))
         return logs[0]
 
+    due = _archive_due(s)  # (in a follow, the seals are copied on the archive's cadence)
     steps: list[tuple[str, Callable[[], None]]] = [
         ("ingest_events", lambda: result.meta.update(
             ingest(log(), wh, s.batch_size, s.day_start_minutes))),
-        ("seals", lambda: result.meta.__setitem__(
-            "seals", seal(log(), wh, s.seal_key, s.seal_past_gaps, say))),
+        *([("seals", lambda: result.meta.__setitem__(
+            "seals", seal(log(), wh, s.seal_key, s.seal_past_gaps, say)))] if due else []),
         ("audit_hands", lambda: result.meta.update(
             audit(wh, s.day_start_minutes, s.hands_per_chunk, s.audit_workers))),
         *[(step, _rollup_step(result, wh, step, s.full_rebuild)) for step in ROLLUP_STEPS],
         ("players", lambda: result.meta.__setitem__(
             "player_ratings", {"rows": -1, **players(wh, s.day_start_minutes)})),
     ]
-    if _archive_due(s):
+    if due:
         steps.append(("events_archive", lambda: _archive_step(result, s)))
     try:
         _run_steps(result, steps, s)

@@ -71,8 +71,9 @@ def register(sub: Any) -> None:
     p.add_argument("--interval", type=float, default=5.0,
                    help="with --follow: seconds between loads (default 5)")
     p.add_argument("--archive-every", type=float, default=60.0, metavar="SECONDS",
-                   help="with --follow: append to the Parquet archive at most this often "
-                        "(default 60; the events wait queued in the warehouse meanwhile)")
+                   help="with --follow: append to the Parquet archive and copy the log's "
+                        "seals at most this often (default 60; the events wait queued in "
+                        "the warehouse meanwhile)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.add_argument("--dagster-logs", action="store_true", help="show Dagster's own log")
     p.set_defaults(func=run)

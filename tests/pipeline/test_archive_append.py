@@ -84,3 +84,30 @@ def test_an_archive_stopped_before_its_commit_archives_each_event_once(
     ids = _archived_ids(root)
     assert len(ids) == len(set(ids))
     assert ids == sorted(r[0] for r in query(wh, "SELECT event_id FROM events"))
+
+
+def test_a_follow_archives_on_its_own_cadence_and_loses_nothing(tmp_path: Path) -> None:
+    """``uth load --follow --archive-every``: a load within the cadence leaves its events
+    queued in the warehouse (no archive, no seal copy); the next one due archives them."""
+    import os
+
+    from pipeline.load_steps import LoadSettings, run_load
+
+    log, rest = _halves(tmp_path)
+    wh, root = tmp_path / "w.duckdb", tmp_path / "w_archive"
+    settings = LoadSettings(source=str(log), warehouse=str(wh), archive_after=60.0)
+    first = run_load(settings)
+    assert not first.failed and "events_archive" in first.meta  # never archived: due
+    with log.open("ab") as f:
+        f.write(b"".join(rest))
+    second = run_load(settings)
+    assert not second.failed and "events_archive" not in second.meta
+    assert "seals" not in second.meta
+    assert query(wh, "SELECT count(*) FROM pending.archive")[0][0] > 0
+    assert len(_archived_ids(root)) < query(wh, "SELECT count(*) FROM events")[0][0]
+    stamp = Path(f"{wh}.archived")
+    os.utime(stamp, (stamp.stat().st_mtime - 61, stamp.stat().st_mtime - 61))
+    third = run_load(settings)
+    assert not third.failed and "events_archive" in third.meta
+    assert _archived_ids(root) == sorted(r[0] for r in query(wh, "SELECT event_id FROM events"))
+    assert query(wh, "SELECT count(*) FROM pending.archive") == [(0,)]
