@@ -19,9 +19,13 @@ def duplicate_events(source: str | Path | Connection,
     with connected(source) as con:
         if scoped:
             total = con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+            # a copy of an event has its time, so its gaming day: the days' row groups
+            # only (the days follow the order rows were stored in)
             found, distinct = con.execute(
                 "SELECT count(*), count(DISTINCT event_id) FROM events "
-                "WHERE event_id IN (SELECT event_id FROM scope_events)").fetchall()[0]
+                "WHERE (gaming_day IN (SELECT gaming_day FROM scope_events) "
+                "OR gaming_day IS NULL) AND event_id IN (SELECT event_id FROM scope_events)"
+            ).fetchall()[0]
             duplicates = found - distinct
         else:
             total, distinct = con.execute(

@@ -46,3 +46,9 @@ def test_the_checks_of_a_load_read_only_what_it_touched(tmp_path: Path) -> None:
                     "= ? AND rowid = (SELECT min(rowid) FROM wagers WHERE hand_id = ?)",
                     [new, new])
     assert "recorded_payouts_balance" in _failed(evaluate(wh, since=since))
+    with writing(wh) as con:  # an event of the load stored twice: found
+        con.execute("UPDATE wagers SET recorded_result = recorded_result - 100 WHERE hand_id "
+                    "= ? AND rowid = (SELECT min(rowid) FROM wagers WHERE hand_id = ?)",
+                    [new, new])
+        con.execute(f"INSERT INTO events SELECT * FROM events WHERE rowid = {since}")
+    assert "no_duplicate_events" in _failed(evaluate(wh, since=since))
