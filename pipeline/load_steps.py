@@ -231,6 +231,9 @@ def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None
         steps.append(("events_archive", lambda: _archive_step(result, s)))
     try:
         _run_steps(result, steps, s)
+    except BaseException as exc:  # the warehouse could not be opened (read-only, locked),
+        if not result.failed:  # told as the first step's failure
+            result.failed, result.error = steps[0][0], exc
     finally:
         for opened in logs:
             opened.close()

@@ -176,7 +176,9 @@ def load_once(args: argparse.Namespace) -> int:
     """One bounded load (or, with nothing new, only the checks); the exit status."""
     from pipeline.warehouse import parse_day_start
 
-    if not (args.from_archive or args.seal_key or args.rebuild_rollups):
+    # a follow's loads go straight to the steps: with nothing new they are cheap, and the
+    # quick path's own look at the log (its end, every seal beside it) cost more than that
+    if not (args.from_archive or args.seal_key or args.rebuild_rollups or args.follow):
         from events.logs import LogError
         from pipeline.ingest.up_to_date import up_to_date
 
