@@ -3,12 +3,13 @@
 DuckDB lets one process write a database file, and no other process may open it (even to
 read) while that process holds it. So:
 
-- A load holds the write connection only while it writes (:func:`writing`: open, one
-  transaction, close), never while it reads the log, decodes or audits.
+- A write is one transaction (:func:`writing`). A load holds one write connection for
+  its steps (:mod:`pipeline.write_session`), and lets the file go at its next transaction
+  whenever a reader asks (``<warehouse>.wait``, touched by a reader refused the file).
 - Readers (the dashboards, ``uth`` queries, the sensor) open the file read-only with
-  :func:`reading`, and when a load holds it they retry for a short while (``timeout``, 10 s
-  by default, doubling waits from 20 ms to 200 ms) before giving up with :class:`WarehouseBusy`.
-  A load waits for readers the same way, longer (2 minutes) since it should not fail.
+  :func:`reading`, and when a load holds it they ask and retry for a short while
+  (``timeout``, 10 s by default, doubling waits from 20 ms to 200 ms) before giving up
+  with :class:`WarehouseBusy`. A load waits for readers longer (2 minutes).
 - Two loads never run at once: :func:`load_lock` is an exclusive ``flock`` on
   ``<warehouse>.lock`` held for the whole load.
 
@@ -45,6 +46,8 @@ CONFLICT_LOSERS = ("(SELECT event_id FROM audit_findings "
 DEFAULT_TIMEOUT = 10.0  # how long a reader waits for a load to release the file
 WRITE_TIMEOUT = 120.0  # how long a load waits for readers: it should wait, not fail
 Connection = duckdb.DuckDBPyConnection
+# the write connections this process's loads hold (pipeline.write_session), by real path
+HELD: dict[str, Any] = {}
 
 # The interface the dashboards read (money BIGINT cents, *_pct DOUBLE fractions). Keys are
 # kept unique by the loader (delete-then-insert per hand, anti-join on event_id) and checked
@@ -216,16 +219,16 @@ def _connect(path: Path, read_only: bool, timeout: float) -> duckdb.DuckDBPyConn
             con.execute(f"SET memory_limit = '{limit}'")
             return con
         except duckdb.IOException as exc:
-            if not _is_lock_error(exc) or time.monotonic() >= deadline:
-                if not _is_lock_error(exc):
-                    raise
-                if read_only:
-                    raise WarehouseBusy(
-                        f"{path}: a load is writing the warehouse and did not release it "
-                        f"within {timeout:g} s; try again") from exc
+            if read_only and _is_lock_error(exc):  # ask a load holding the file to yield
+                Path(f"{path}.wait").touch()
+            if not _is_lock_error(exc):
+                raise
+            if time.monotonic() >= deadline:
                 raise WarehouseBusy(
-                    f"{path}: other processes kept the warehouse open for more than "
-                    f"{timeout:g} s; the load could not write") from exc
+                    f"{path}: a load is writing the warehouse and did not release it within "
+                    f"{timeout:g} s; try again" if read_only else f"{path}: other processes "
+                    f"kept the warehouse open for more than {timeout:g} s; the load could "
+                    "not write") from exc
         time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
         wait = min(wait * 2, 0.2)
 
@@ -235,12 +238,16 @@ def writing(path: str | Path, timeout: float = WRITE_TIMEOUT) -> Iterator[Connec
     """A write connection inside one transaction: committed on success, rolled back on
     error, and closed (releasing the file) either way. Creates the tables when missing."""
     path = Path(path)
+    held = HELD.get(str(path.resolve()))
+    if held is not None:  # this process's load holds a connection: a transaction on it
+        with held.transaction() as con:
+            yield con
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     con = _connect(path, read_only=False, timeout=timeout)
     try:
-        # one call for all the statements: each call gives up the interpreter lock, and
-        # while the load's decoding thread holds it each waits for it again (up to the
-        # switch interval, 5 ms): thirty calls cost a tenth of a second per batch
+        # one call for all the statements: each call gives up the interpreter lock (and
+        # waits up to 5 ms for it while the decoding thread runs): 30 calls, 0.1 s
         con.execute(_DDL_SCRIPT)
         con.execute("BEGIN TRANSACTION")
         try:
@@ -259,6 +266,11 @@ def reading(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Conn
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no warehouse here (run `uth load` first)")
+    held = HELD.get(str(path.resolve()))
+    if held is not None:  # this process's load holds the file: read through it
+        with held.cursor() as con:
+            yield con
+        return
     con = _connect(path, read_only=True, timeout=timeout)
     try:
         yield con
@@ -285,16 +297,14 @@ def query(path: str | Path, sql: str, params: Sequence[Any] | None = None,
 
 
 def query_df(path: str | Path, sql: str, params: Sequence[Any] | None = None,
-             timeout: float = DEFAULT_TIMEOUT) -> Any:
-    """Like :func:`query`, as a pandas DataFrame."""
+             timeout: float = DEFAULT_TIMEOUT) -> Any:  # like query, a pandas DataFrame
     with reading(path, timeout) as con:
         return con.execute(sql, list(params or [])).df()
 
 
 def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
-    rows = con.execute("SELECT table_name FROM information_schema.tables "
-                       "WHERE table_schema = 'main'").fetchall()
-    return {r[0] for r in rows}
+    return {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                      "WHERE table_schema = 'main'").fetchall()}
 
 
 @contextlib.contextmanager

@@ -37,10 +37,8 @@ import msgspec
 from events.contract.codec import MAX_EVENT_BYTES
 from events.logs.base import (
     AppendResult,
-    Checkpoint,
     Cursor,
     EventLog,
-    LogError,
     LogUnavailable,
     LogWriteError,
     Record,
@@ -50,7 +48,8 @@ from events.logs.base import (
     sleep_unless,
     stored_keys,
 )
-from events.logs.file_identity import fingerprint, followed_moved, moved_note
+from events.logs.file_identity import followed_moved
+from events.logs.jsonl_consumers import JsonlConsumers
 
 if TYPE_CHECKING:
     from events.contract.codec import Rejection
@@ -73,7 +72,7 @@ def rejected_path(path: Path) -> Path:
     return path.with_name(f"{stem}.rejected.jsonl")
 
 
-class JsonlLog(EventLog):
+class JsonlLog(JsonlConsumers, EventLog):
     position_word = "line"
 
     def __init__(self, url: str, *, poll_interval: float = 0.2, growing: bool = False) -> None:
@@ -84,6 +83,10 @@ class JsonlLog(EventLog):
         # its newline that is not yet whole JSON waits for that next read
         self.growing = growing
         self._lines: int | None = None  # lines in the file, counted once when needed
+        # (line, byte offset) a line of this same file starts at, known from an earlier
+        # read (the caller checked the file's fingerprint): read and counted from there
+        self.hint: tuple[int, int] | None = None
+        self.line_starts: list[tuple[int, int]] = []  # (line, offset) of line starts read
         self._out: IO[bytes] | None = None
         self._dead_keys: set[str] | None = None  # keys of the dead letters stored
 
@@ -126,15 +129,15 @@ class JsonlLog(EventLog):
 
     def _count_lines(self) -> int:
         if self._lines is None:
-            if self.path is None or not self.path.exists():
-                self._lines = 0
-            else:
-                count, last = 0, b"\n"
+            count, last = 0, b"\n"
+            if self.path is not None and self.path.exists():
                 with open(self.path, "rb") as f:
+                    if self.hint is not None:  # the lines before it are counted already
+                        count, _ = self.hint[0] - 1, f.seek(self.hint[1])
                     while chunk := f.read(1 << 20):
                         count += chunk.count(b"\n")
                         last = chunk[-1:]
-                self._lines = count + (0 if last == b"\n" else 1)
+            self._lines = count + (0 if last == b"\n" else 1)
         return self._lines
 
     def end(self) -> Cursor:
@@ -179,55 +182,9 @@ class JsonlLog(EventLog):
             moved = partial(followed_moved, self.path, f) if follow else None
             yield from line_batches(f, first, stop, max_batch, last_line=last_line,
                                     follow=follow, poll_interval=self.poll_interval,
-                                    moved=moved)
+                                    moved=moved, hint=self.hint, starts=self.line_starts)
 
-    # -- consumers and rejects -----------------------------------------------------------
-    def _consumers_path(self) -> Path:
-        if self.path is None:
-            raise LogError("standard input keeps no consumer positions")
-        return self.path.with_name(self.path.name + ".consumers.json")
-
-    def _load_consumers(self) -> dict[str, dict[str, object]]:
-        path = self._consumers_path()
-        if not path.exists():
-            return {}
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise LogError(f"{path}: unreadable consumer positions: {exc}") from exc
-        return data if isinstance(data, dict) else {}
-
-    def committed(self, consumer: str) -> Checkpoint | None:
-        """The consumer's position; when the file at the path is no longer the one it was
-        read from (another file, shorter, or other bytes before the stored position), the
-        position is its first line and ``note`` says what happened."""
-        entry = self._load_consumers().get(consumer)
-        if not isinstance(entry, dict):
-            return None
-        line = entry.get("line")
-        meta = entry.get("metadata", "")
-        if not isinstance(line, int):
-            return None
-        note = moved_note(self.path, entry.get("file"), line, f"consumer {consumer!r}")
-        if note is None:
-            return Checkpoint({0: int(line)}, str(meta))
-        return Checkpoint({0: 1}, str(meta), note)
-
-    def commit(self, consumer: str, cursor: Cursor, metadata: str = "") -> None:
-        path = self._consumers_path()
-        data = self._load_consumers()
-        data[consumer] = {"line": cursor.get(0, 1), "metadata": metadata,
-                          "file": fingerprint(self.path) if self.path else None}
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        try:
-            with open(tmp, "w") as f:
-                json.dump(data, f, sort_keys=True)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise LogWriteError(f"{path}: commit of {consumer!r} failed: {exc}") from exc
-
+    # -- rejects ---------------------------------------------------------------------------
     def dead_letter(self, rejections: Sequence[Rejection], source: str = "") -> int:
         if self.path is None:
             raise LogWriteError("standard input has no place for rejected lines")
@@ -338,21 +295,25 @@ def read_lines(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
 
 def line_batches(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
                  last_line: Callable[[bytes], object] = bytes.strip, follow: bool = False,
-                 poll_interval: float = 0.2,
-                 moved: Callable[[], None] | None = None) -> Iterator[tuple[int, list[bytes]]]:
-    """The lines of ``f`` from line ``first`` (numbered from 1), in batches of
-    ``max_batch`` but the last, each as (number of its first line, its lines), read in
-    large blocks with no Python step per line.
+                 poll_interval: float = 0.2, moved: Callable[[], None] | None = None,
+                 hint: tuple[int, int] | None = None, starts: list[tuple[int, int]] | None = None,
+                 ) -> Iterator[tuple[int, list[bytes]]]:
+    """The lines of ``f`` from line ``first`` (numbered from 1), in batches of ``max_batch``
+    but the last, as (number of the first, the lines): large blocks, no Python step a line.
 
     At the end of the file: without ``follow``, a last line without its line break is
     read when ``last_line`` says so (by default when it is not blank; a loader that reads
     a growing file again later passes a test of whole JSON, so a line still being written
     waits); with ``follow``, the lines read so far are yielded, then an empty batch while
     waiting for more, and an unended last line always waits for its line break; ``moved``
-    is called while waiting (it raises when the file was rotated or cut)."""
+    is called while waiting (it raises when the file was rotated or cut). ``hint``: (line,
+    byte offset) a line starts at, at or before ``first``: read from there; ``starts`` gets
+    (line, offset) of line starts as blocks are read."""
     split = LineSplitter()
     read = getattr(f, "read1", f.read)  # what is there, without waiting for a whole block
-    number = 0  # lines split off so far
+    number = consumed = 0  # lines split off so far, bytes read
+    if hint is not None and 1 < hint[0] <= first:
+        number, consumed, split.head = hint[0] - 1, f.seek(hint[1]), False
     pending: list[bytes] = []  # lines from ``first`` not yet yielded
     start = first  # the number of pending[0]
     while not stop():
@@ -360,6 +321,9 @@ def line_batches(f: IO[bytes], first: int, stop: StopFlag, max_batch: int, *,
         if block:
             lines = split.feed(block)
             number += len(lines)
+            consumed += len(block)  # (the rest: the start of a line, as in the file)
+            if starts is not None and split.cut is None and not split.rest.endswith(b"\r"):
+                starts.append((number + 1, consumed - len(split.rest)))
             if number >= first:
                 skip = first - (number - len(lines) + 1)
                 pending += lines[skip:] if skip > 0 else lines
@@ -393,7 +357,6 @@ _new_record = partial(tuple.__new__, Record)
 
 
 def _records(start: int, lines: list[bytes]) -> list[Record]:
-    """``Record(0, start + k, "", line)`` for each line (built in C, not by a Python
-    ``__new__`` per line)."""
+    """``Record(0, start + k, "", line)`` for each line (built in C, no ``__new__`` each)."""
     return list(map(_new_record, zip(repeat(0), range(start, start + len(lines)), repeat(""),
                                      lines)))

@@ -2,7 +2,7 @@
 kafka-python's class name (``KafkaTimeoutError: KafkaTimeoutError: Unable to bootstrap
 from [...]``). The one place they are worded: :class:`events.logs.kafka.KafkaLog` raises
 its ``LogError`` s made here (:func:`unreachable`, :func:`not_written`, :func:`worded`), as
-``uth ingest`` and ``uth audit --follow`` print them; ``uth load``, whose failed step holds
+``uth ingest`` and ``uth audit --follow`` print them; ``uth load``, whose failed step raised
 the error chain, shows that ``LogError`` rather than its kafka-python cause
 (:func:`step_said`).
 
@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from events.logs.base import LogUnavailable, LogWriteError
-
-LOG_ERRORS = frozenset({"LogError", "LogUnavailable", "LogWriteError"})
+from events.logs.base import LogError, LogUnavailable, LogWriteError
 
 # kafka-python's names for: no answer in time; a connection that failed; no leader yet
 _SILENT = frozenset({"KafkaTimeoutError", "RequestTimedOutError", "NoBrokersAvailable",
@@ -93,23 +90,19 @@ def not_written(servers: Sequence[str], timeout_s: float, what: str,
                          "none of it counts as written")
 
 
-def step_said(error: Any) -> str | None:
-    """For a Dagster step that failed on a Kafka error (``error``: its serialised chain,
-    outermost first), the project's own ``LogError`` sentence (worded here), or, with
-    none, the Kafka error worded by its class alone; None when no Kafka error is in it."""
-    chain: list[Any] = []
-    while error is not None:
+def step_said(error: BaseException | None) -> str | None:
+    """For a load step that failed on a Kafka error (``error``: the exception it raised,
+    its chain followed through ``__cause__`` and ``__context__``), the project's own
+    ``LogError`` sentence (worded here), or, with none, the Kafka error worded by its class
+    alone; None when no Kafka error is in the chain."""
+    chain: list[BaseException] = []
+    while error is not None and error not in chain:
         chain.append(error)
-        error = getattr(error, "cause", None)
-    kafka = [e for e in chain if str(getattr(e, "message", "")).startswith("kafka.")]
+        error = error.__cause__ or error.__context__
+    for e in chain:
+        if isinstance(e, LogError):
+            return str(e).strip()
+    kafka = [e for e in chain if type(e).__module__.split(".")[0] == "kafka"]
     if not kafka:
         return None
-    for e in chain:
-        if str(getattr(e, "cls_name", "")) in LOG_ERRORS:
-            text = str(e.message).strip()
-            head, _, rest = text.partition(": ")
-            return rest.strip() if head.rsplit(".", 1)[-1] in LOG_ERRORS else text
-    root = kafka[-1]
-    name = str(getattr(root, "cls_name", ""))
-    text = str(root.message).strip().partition(": ")[2]
-    return sentence([name], text, "the Kafka broker", None)
+    return worded(kafka[-1], (), None).replace("the broker", "the Kafka broker", 1)

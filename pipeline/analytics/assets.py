@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.analytics.steps import update_rollup
+from pipeline.load_steps import rollup
 from pipeline.resources import Warehouse
 from pipeline.warehouse import load_lock
 
@@ -21,7 +21,7 @@ class RollupConfig(dg.Config):
 
 def _run(name: str, warehouse: Warehouse, config: RollupConfig) -> int:
     with load_lock(warehouse.path):
-        return update_rollup(warehouse.path, name, config.full_rebuild)
+        return rollup(warehouse.path, name, config.full_rebuild)
 
 
 @dg.asset(deps=["hands", "wagers", "events"], group_name=GROUP, kinds={"duckdb"},

@@ -8,7 +8,9 @@ from typing import Any
 from pipeline.warehouse import Connection, connected
 
 
-def hold_outliers(source: str | Path | Connection) -> tuple[bool, dict[str, Any]]:
+def hold_outliers(source: str | Path | Connection,
+                  scoped: bool = False) -> tuple[bool, dict[str, Any]]:
+    """Every table-day's hold, scoped or not (a row per table and day: a small table)."""
     with connected(source) as con:
         rows = con.execute("""SELECT table_id, gaming_day, hold_pct, hold_ci_low, hold_ci_high
             FROM table_hold_daily

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 import dagster as dg
 
 from pipeline.hands.steps import update_hands
+from pipeline.load_steps import audit_metadata
 from pipeline.resources import Warehouse
 from pipeline.warehouse import load_lock
+from pipeline.write_session import held
 
 GROUP = "audit"
 
@@ -28,15 +30,9 @@ GROUP = "audit"
 )
 def audit_hands(context: dg.AssetExecutionContext,
                 warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
-    with load_lock(warehouse.path):
-        stats = update_hands(warehouse.path, warehouse.day_start_minutes,
-                             warehouse.hands_per_chunk, warehouse.audit_workers)
-    context.log.info(f"audited {stats.hands} hands from {stats.events} events: "
-                     f"{stats.findings} findings, {stats.sequence_findings} sequence findings")
-    yield dg.MaterializeResult(asset_key="hands", metadata={
-        "hands_audited": stats.hands, "hands_audited_again": stats.again,
-        "events_read": stats.events})
-    yield dg.MaterializeResult(asset_key="wagers", metadata={"hands_audited": stats.hands})
-    yield dg.MaterializeResult(asset_key="audit_findings", metadata={
-        "hand_findings": stats.findings, "tables_sequence_checked": stats.tables,
-        "sequence_findings": stats.sequence_findings})
+    with load_lock(warehouse.path), held(warehouse.path):
+        meta = audit_metadata(update_hands(warehouse.path, warehouse.day_start_minutes,
+                                           warehouse.hands_per_chunk, warehouse.audit_workers))
+    context.log.info(f"audited {meta['hands']['hands_audited']} hands")
+    for key in ("hands", "wagers", "audit_findings"):
+        yield dg.MaterializeResult(asset_key=key, metadata=meta[key])

@@ -1,8 +1,8 @@
 """``uth demo``: the whole system on a small simulated floor, start to finish.
 
 Simulate several tables into the embedded SQLite log (or a local Kafka-protocol broker with
-``--kafka``), audit the log, load the warehouse through the Dagster job, and print a short
-floor report with the mispays found and where to look next.
+``--kafka``), audit the log, load the warehouse (``uth load``: the Dagster graph's steps),
+and print a short floor report with the mispays found and where to look next.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         summary = json.loads(findings_path.read_text().splitlines()[-1])["summary"]
         print("  " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in summary.items()))
         print(f"  findings written to {findings_path}")
-        _step(f"3/4 load the warehouse {warehouse} through the Dagster job")
+        _step(f"3/4 load the warehouse {warehouse} (the Dagster graph's steps)")
         code = uth(["load", "--source", log_url, "--warehouse", str(warehouse)])
         if code:
             return code

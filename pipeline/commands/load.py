@@ -1,10 +1,11 @@
-"""``uth load --source URL --warehouse PATH``: the Dagster graph materialized in-process.
+"""``uth load --source URL --warehouse PATH``: the asset graph's steps, in-process.
 
 Loads the log's new records into the DuckDB warehouse, audits the hands they touch,
-updates the rollups and the Parquet archive, runs the asset checks, and prints what it did.
-Run again with nothing new in the log (no record after the position the warehouse stored,
-no work waiting, no new seal: :mod:`pipeline.ingest.up_to_date`), it changes nothing and
-starts no Dagster run: it runs the same checks itself and prints them.
+updates the rollups and the Parquet archive, runs the asset checks, and prints what it did:
+the steps of the Dagster graph as plain functions on one write connection
+(:mod:`pipeline.load_steps`), without a Dagster run. Run again with nothing new in the log
+(no record after the position the warehouse stored, no work waiting, no new seal:
+:mod:`pipeline.ingest.up_to_date`), it changes nothing: it runs the checks and prints them.
 
 A warehouse file changed since the last successful load (cut short, a block overwritten)
 is first read whole, every block's checksum checked (:mod:`pipeline.warehouse_file`); a
@@ -16,13 +17,15 @@ interrupted (SIGINT or SIGTERM while the load ran).
 """
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-INTERRUPTED = 130  # a step stopped by SIGINT or SIGTERM (Dagster's handler took the signal)
+INTERRUPTED = 130  # a step stopped by SIGINT or SIGTERM
 TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
           "trips_performance", "trips_hits", "dealer_performance", "player_ratings",
           "player_alerts", "dealer_alerts", "dead_letters")
@@ -30,9 +33,9 @@ TABLES = ("events", "hands", "wagers", "audit_findings", "table_hold_daily",
 
 def register(sub: Any) -> None:
     p = sub.add_parser("load", help="load events from a log into the DuckDB warehouse "
-                                    "(the Dagster asset graph, in-process)",
+                                    "(the asset graph's steps, in-process)",
                        description="Load a log's new events into the DuckDB warehouse (the "
-                                   "Dagster asset graph, in-process), exactly once: audit "
+                                   "asset graph's steps, in-process), exactly once: audit "
                                    "the hands they touch, rebuild the rollups, archive them.",
                        epilog="example: uth load --source sqlite:///demo-data/events.db "
                               "--warehouse demo-data/warehouse.duckdb")
@@ -67,6 +70,10 @@ def register(sub: Any) -> None:
                         "seconds until interrupted (Ctrl-C, SIGTERM), a freshness line each")
     p.add_argument("--interval", type=float, default=5.0,
                    help="with --follow: seconds between loads (default 5)")
+    p.add_argument("--archive-every", type=float, default=60.0, metavar="SECONDS",
+                   help="with --follow: append to the Parquet archive and copy the log's "
+                        "seals at most this often (default 60; the events wait queued in "
+                        "the warehouse meanwhile)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.add_argument("--dagster-logs", action="store_true", help="show Dagster's own log")
     p.set_defaults(func=run)
@@ -169,7 +176,9 @@ def load_once(args: argparse.Namespace) -> int:
     """One bounded load (or, with nothing new, only the checks); the exit status."""
     from pipeline.warehouse import parse_day_start
 
-    if not (args.from_archive or args.seal_key or args.rebuild_rollups):
+    # a follow's loads go straight to the steps: with nothing new they are cheap, and the
+    # quick path's own look at the log (its end, every seal beside it) cost more than that
+    if not (args.from_archive or args.seal_key or args.rebuild_rollups or args.follow):
         from events.logs import LogError
         from pipeline.ingest.up_to_date import up_to_date
 
@@ -188,21 +197,9 @@ def load_once(args: argparse.Namespace) -> int:
                 print(f"uth load: {exc}", file=sys.stderr)
                 return 1
 
-    import dagster as dg
+    from pipeline.load_steps import LoadSettings, run_load
 
-    from pipeline.analytics.assets import full_rebuild_config
-    from pipeline.definitions import ASSETS, CHECKS
-    from pipeline.resources import EventSource, Warehouse
-    resources = {
-        "source": EventSource(url=args.source, batch_size=args.batch_size,
-                              seal_key=args.seal_key, seal_past_gaps=args.seal_past_gaps),
-        "warehouse": Warehouse(path=args.warehouse, gaming_day_start=args.gaming_day_start,
-                               archive_dir=args.archive, hands_per_chunk=args.hands_per_chunk,
-                               audit_workers=args.audit_workers),
-    }
-    run_config: dict[str, Any] = full_rebuild_config() if args.rebuild_rollups else {}
     if not args.dagster_logs:
-        run_config["loggers"] = {"console": {"config": {"log_level": "CRITICAL"}}}
         logging.getLogger("dagster").setLevel(logging.CRITICAL)
     if args.from_archive:
         from pipeline.ingest.steps import restore_archive
@@ -216,18 +213,42 @@ def load_once(args: argparse.Namespace) -> int:
         print(f"uth load: restored {restored:,} events from the archive {args.from_archive}",
               flush=True)
     print(f"uth load: {args.source} -> {args.warehouse}", flush=True)
-    with dg.DagsterInstance.ephemeral() as instance:
-        result = dg.materialize([*ASSETS, *CHECKS], resources=resources, run_config=run_config,
-                                instance=instance, raise_on_error=False)
+    settings = LoadSettings(
+        source=args.source, warehouse=args.warehouse,
+        day_start_minutes=parse_day_start(args.gaming_day_start), archive=args.archive,
+        batch_size=args.batch_size, hands_per_chunk=args.hands_per_chunk,
+        audit_workers=args.audit_workers, seal_key=args.seal_key,
+        seal_past_gaps=args.seal_past_gaps, full_rebuild=args.rebuild_rollups,
+        archive_after=args.archive_every if args.follow else 0.0)
+    with _sigterm_interrupts():
+        try:
+            result = run_load(settings, logging.getLogger("uth.load").info)
+        except KeyboardInterrupt:  # before the first step (waiting for the load lock)
+            print(f"uth load: {_said(None, interrupted=True)}", file=sys.stderr)
+            return INTERRUPTED
     return report(result, args.warehouse)
 
 
-def _metadata(result: Any) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for event in result.get_asset_materialization_events():
-        mat = event.event_specific_data.materialization
-        out[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
-    return out
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM stops a load as Ctrl-C does (a KeyboardInterrupt in the step under way: its
+    transaction rolled back, the load told as interrupted), not by ending the process
+    where it stands; the handler in force before comes back after."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_sig: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _shown(key: str, value: Any) -> str:
@@ -264,32 +285,45 @@ def _said(err: Any, interrupted: bool = False) -> str:
     return text
 
 
-def report(result: Any, warehouse: str) -> int:
-    import dagster as dg
+def _exception_said(exc: BaseException) -> str:
+    """A step's exception as a person reads it: its message (the root cause's, without
+    the class's module path)."""
+    while exc.__cause__ is not None and not str(exc).strip():
+        exc = exc.__cause__
+    return str(exc).strip() or type(exc).__name__
 
+
+def _interrupt(exc: BaseException | None) -> bool:
+    """Whether SIGINT or SIGTERM stopped the step (a KeyboardInterrupt, or a DuckDB query
+    it interrupted)."""
+    while exc is not None:
+        if type(exc).__name__ in INTERRUPTS:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def report(result: Any, warehouse: str) -> int:
+    """What a load (:class:`pipeline.load_steps.LoadResult`) did, its checks and the
+    warehouse's counts; the exit status."""
     from events.logs.kafka_errors import step_said
     from pipeline.terminal import counted
 
-    if not result.success:
-        interrupted = False
-        for event in result.all_events:
-            if event.is_step_failure:
-                err = event.event_specific_data.error
-                names = {str(getattr(err, "cls_name", ""))}
-                while err is not None and err.cause is not None:  # the root cause, not
-                    err = err.cause  # Dagster's "Error occurred while executing op"
-                    names.add(str(getattr(err, "cls_name", "")))
-                stopped = bool(names & INTERRUPTS)  # a query stopped by the signal, too
-                interrupted |= stopped
-                said = step_said(event.event_specific_data.error) or _said(err)
-                text = said if not stopped else _said(None, interrupted=True)
-                print(f"uth load: step {event.step_key} failed: {text}", file=sys.stderr)
-                if "Could not read enough bytes" in text or "Corrupt database" in text:
-                    print(f"uth load: {warehouse}: the warehouse file is damaged; move it "
-                          "aside and rebuild it with `uth load ... --from-archive DIR`",
-                          file=sys.stderr)
-        return INTERRUPTED if interrupted else 1
-    meta = _metadata(result)
+    if result.failed:
+        if _interrupt(result.error):
+            print(f"uth load: step {result.failed} failed: {_said(None, interrupted=True)}",
+                  file=sys.stderr)
+            return INTERRUPTED
+        error = result.error
+        text = ("unknown error" if error is None
+                else step_said(error) or _exception_said(error))
+        print(f"uth load: step {result.failed} failed: {text}", file=sys.stderr)
+        if "Could not read enough bytes" in text or "Corrupt database" in text:
+            print(f"uth load: {warehouse}: the warehouse file is damaged; move it "
+                  "aside and rebuild it with `uth load ... --from-archive DIR`",
+                  file=sys.stderr)
+        return 1
+    meta = result.meta
     ev, hands = meta.get("events", {}), meta.get("hands", {})
     if ev.get("source_note"):  # the source file was rotated or replaced since the last load
         print(f"uth load: note: {ev['source_note']}", file=sys.stderr)
@@ -313,9 +347,7 @@ def report(result: Any, warehouse: str) -> int:
     print("rollups updated: " + ", ".join(f"{k} {v:,} keys" for k, v in rollups.items()))
     print(f"archive: {meta.get('events_archive', {}).get('partitions_written', 0):,} "
           f"partitions written under {meta.get('events_archive', {}).get('path', '?')}")
-    outcomes = [(c.check_name, c.passed, c.severity == dg.AssetCheckSeverity.WARN,
-                 {k: v.value for k, v in c.metadata.items()})
-                for c in result.get_asset_check_evaluations()]
+    outcomes = [(o.name, o.passed, o.warn_only, o.metadata) for o in result.checks]
     return _checks_and_counts(outcomes, warehouse)
 
 

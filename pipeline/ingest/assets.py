@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.ingest.steps import archive_pending, load_events
-from pipeline.ledger.store import write_archive_seals
+from pipeline.load_steps import archive, ingest
 from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import load_lock
+from pipeline.write_session import held
 
 GROUP = "ingest"
 
@@ -32,18 +32,14 @@ GROUP = "ingest"
 )
 def ingest_events(context: dg.AssetExecutionContext, source: EventSource,
                   warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
-    with load_lock(warehouse.path):
-        stats = load_events(source.url, warehouse.path, batch_size=source.batch_size,
-                            day_start_minutes=warehouse.day_start_minutes)
-    context.log.info(f"loaded {stats.new_events} new events from {stats.records} records "
-                     f"({stats.duplicates} duplicates, {stats.rejected} rejected)")
-    meta = {"records_read": stats.records, "new_events": stats.new_events,
-            "duplicates": stats.duplicates, "rejected": stats.rejected,
-            "hands_audited": stats.hands_audited, "hand_findings": stats.hand_findings}
-    if stats.note:
-        meta["source_note"] = stats.note
-    yield dg.MaterializeResult(asset_key="events", metadata=meta)
-    yield dg.MaterializeResult(asset_key="dead_letters", metadata={"rejected": stats.rejected})
+    with load_lock(warehouse.path), held(warehouse.path):
+        meta = ingest(source.url, warehouse.path, source.batch_size,
+                      warehouse.day_start_minutes)
+    ev = meta["events"]
+    context.log.info(f"loaded {ev['new_events']} new events from {ev['records_read']} "
+                     f"records ({ev['duplicates']} duplicates, {ev['rejected']} rejected)")
+    yield dg.MaterializeResult(asset_key="events", metadata=ev)
+    yield dg.MaterializeResult(asset_key="dead_letters", metadata=meta["dead_letters"])
     yield dg.MaterializeResult(asset_key="load_positions", metadata={"source": source.url})
 
 
@@ -51,13 +47,9 @@ def ingest_events(context: dg.AssetExecutionContext, source: EventSource,
     deps=["events", "seals"], group_name=GROUP, kinds={"parquet"},
     description=("The events as Parquet (pyarrow), partitioned gaming_day=/table_id=: the "
                  "record a distributed engine reads, and what a rebuild can start from. "
-                 "Partitions with new events are rewritten whole from the warehouse; the "
-                 "seals are written beside them, under _seals/."),
+                 "Each load appends its new events (new files in the partitions they "
+                 "touch); the seals are written beside them, under _seals/."),
 )
 def events_archive(warehouse: Warehouse) -> dg.MaterializeResult:
-    with load_lock(warehouse.path):
-        partitions = archive_pending(warehouse.path, warehouse.archive_path)
-        sealed = write_archive_seals(warehouse.path, warehouse.archive_path)
-    return dg.MaterializeResult(metadata={"partitions_written": partitions,
-                                          "seals_written": sealed,
-                                          "path": str(warehouse.archive_path)})
+    with load_lock(warehouse.path), held(warehouse.path):
+        return dg.MaterializeResult(metadata=archive(warehouse.path, warehouse.archive_path))

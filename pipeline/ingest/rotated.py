@@ -25,10 +25,32 @@ def source_file(log: EventLog) -> Path | None:
     return log.path if isinstance(log, JsonlLog) else None
 
 
-def file_mark(log: EventLog) -> dict[str, object] | None:
-    """What is stored with a position read in ``log``: its file's fingerprint, if a file."""
+def file_mark(log: EventLog, cursor: dict[int, int] | None = None) -> dict[str, object] | None:
+    """What is stored with a position read in ``log``: its file's fingerprint, if a file;
+    with the position (``cursor``), also where a line at or before it starts (``line``,
+    ``offset``), so that the next load reads (and counts) the file from there, not from
+    its first byte: a load's cost is then what it adds, not the file's size."""
     path = source_file(log)
-    return fingerprint(path) if path is not None else None
+    mark = fingerprint(path) if path is not None else None
+    if mark is not None and cursor:
+        from events.logs.jsonl import JsonlLog
+
+        assert isinstance(log, JsonlLog)
+        known = [s for s in [*log.line_starts, *([log.hint] if log.hint else [])]
+                 if s[0] <= cursor.get(0, 1)]
+        if known:
+            mark["line"], mark["offset"] = max(known)
+    return mark
+
+
+def resume_from_mark(log: EventLog, mark: object) -> None:
+    """Let a JSON Lines log read from the line start kept in ``mark`` (call only once
+    :func:`replaced_note` said the file is the one the mark was taken of)."""
+    from events.logs.jsonl import JsonlLog
+
+    if (isinstance(log, JsonlLog) and isinstance(mark, dict)
+            and isinstance(mark.get("line"), int) and isinstance(mark.get("offset"), int)):
+        log.hint = (int(mark["line"]), int(mark["offset"]))
 
 
 def _key(source: str) -> str:

@@ -16,11 +16,23 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from events.logs import Cursor, EventLog, Record, advance_all, open_log, source_key
-from pipeline.archive import ARCHIVE_PARTITIONING
+from pipeline.archive import (
+    ARCHIVE_PARTITIONING,
+    append_new,
+    archive_mark,
+    forget_mark,
+    set_mark,
+)
 from pipeline.gc_policy import bulk_work
 from pipeline.hands.at_ingest import EarlyHands, IngestAudit
 from pipeline.ingest.known import KnownEvents
-from pipeline.ingest.rotated import file_mark, replaced_note, store_mark, stored_mark
+from pipeline.ingest.rotated import (
+    file_mark,
+    replaced_note,
+    resume_from_mark,
+    store_mark,
+    stored_mark,
+)
 from pipeline.ingest.transforms import (
     BatchStats,
     DecodedBatch,
@@ -73,7 +85,8 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
             check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
             position = stored_position(con, key)
             cursor = parse_cursor(position)
-            note = replaced_note(event_log, position, stored_mark(con, key))
+            mark = stored_mark(con, key)
+            note = replaced_note(event_log, position, mark)
             if note is not None:  # another file at the path: loaded from its first line
                 cursor = {}
                 con.execute("UPDATE load_positions SET position = ? WHERE source = ?",
@@ -81,6 +94,8 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
                 store_mark(con, key, file_mark(event_log))
                 log.warning(note)
                 stats.note = note
+            else:
+                resume_from_mark(event_log, mark)  # read from the line start kept with it
             view = IngestAudit.load(con) if audit_hands else None
         # the log's end as it is now: a load reads up to it and ends, however fast the
         # tables keep writing (what they write meanwhile is the next load's)
@@ -135,7 +150,7 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, 
                         early = None  # another process wrote events: the audit step does all
                     batch = write_batch(con, decoded, names[0], cursor, day_start_minutes,
                                         known, early, position_key=names[1],
-                                        file=file_mark(event_log))
+                                        file=file_mark(event_log, cursor))
             except BaseException:
                 known.forget()  # its hashes may name events the rollback took away
                 raise
@@ -157,6 +172,21 @@ def _write_partitions(table: pa.Table, root: Path) -> None:
 
 
 def archive_pending(warehouse: str | Path, root: str | Path) -> int:
+    """Archive the events stored since the last archive; how many partitions were written:
+    appended (:func:`pipeline.archive.append_new`), or, in a warehouse without the
+    archive's mark yet, the queued partitions rewritten whole and the mark set."""
+    with reading(warehouse) as con:
+        mark = archive_mark(con)
+    if mark is not None:
+        return append_new(warehouse, root)
+    done = _rewrite_pending(warehouse, root)
+    with writing(warehouse) as con:
+        if not con.execute("SELECT count(*) FROM pending.archive").fetchall()[0][0]:
+            set_mark(con)
+    return done
+
+
+def _rewrite_pending(warehouse: str | Path, root: str | Path) -> int:
     """Rewrite the Parquet partitions (gaming day, table) that got new events; returns how
     many. A partition is rewritten whole from the warehouse, so doing it twice is harmless,
     and it leaves the queue only after its files are written."""
@@ -231,6 +261,7 @@ def restore_archive(root: str | Path, warehouse: str | Path, *,
     with writing(warehouse) as con:
         check_zone_meta(con)
         check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
+        forget_mark(con)  # the restored events' partitions are rewritten whole
         columns = [r[0] for r in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
             "ORDER BY ordinal_position").fetchall()]

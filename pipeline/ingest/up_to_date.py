@@ -22,7 +22,7 @@ from events.ledger.logs import read_seals
 from events.localtime import zone_name
 from events.logs import open_log, source_key
 from pipeline.hands import in_play
-from pipeline.ingest.rotated import replaced_note, stored_mark
+from pipeline.ingest.rotated import replaced_note, resume_from_mark, stored_mark
 from pipeline.players.transforms import BUILT_FROM, VERSION
 from pipeline.warehouse import (
     CURRENT_MARKS,
@@ -95,6 +95,7 @@ def up_to_date(source: str, warehouse: str | Path, day_start_minutes: int) -> st
         stored = parse_cursor(position)
         if replaced_note(log, position, mark) is not None:
             return None  # another file at the path: the load reads it from its start
+        resume_from_mark(log, mark)  # its end counted from the line start kept
         if any(offset > stored.get(p, 0) for p, offset in log.end().items()):
             return None
         if any(seal.digest() not in have for seal in read_seals(log)):

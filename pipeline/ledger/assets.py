@@ -8,15 +8,9 @@ checkpoint is also appended there, as ``uth seal --witness`` does.
 Only the key's path is configured; the key itself is read to sign and goes nowhere else
 (not into the log, the warehouse, the archive, the asset's metadata or a log line)."""
 
-import os
-
 import dagster as dg
 
-from events.ledger.keys import load_private
-from events.ledger.logs import seal_log
-from events.ledger.witness import append_witness
-from events.logs import LogError
-from pipeline.ledger.store import copy_log_seals
+from pipeline.load_steps import seal
 from pipeline.resources import EventSource, Warehouse
 from pipeline.warehouse import load_lock
 
@@ -29,23 +23,7 @@ from pipeline.warehouse import load_lock
 )
 def seals(context: dg.AssetExecutionContext, source: EventSource,
           warehouse: Warehouse) -> dg.MaterializeResult:
-    sealed = 0
-    copied = 0
     with load_lock(warehouse.path):
-        log = source.open()
-        try:
-            if source.seal_key:
-                seal = seal_log(log, load_private(source.seal_key),
-                                past_gaps=source.seal_past_gaps)
-                sealed = 1
-                context.log.info(f"sealed {log.describe()}: seal {seal.parsed().number}")
-                witness = os.environ.get("UTH_SEAL_WITNESS", "")
-                if witness:
-                    append_witness(witness, seal)
-            try:
-                copied = copy_log_seals(log, warehouse.path)
-            except LogError as exc:
-                context.log.warning(f"seals not copied: {exc}")
-        finally:
-            log.close()
-    return dg.MaterializeResult(metadata={"sealed": sealed, "copied": copied})
+        meta = seal(source.url, warehouse.path, source.seal_key, source.seal_past_gaps,
+                    context.log.info)
+    return dg.MaterializeResult(metadata=meta)

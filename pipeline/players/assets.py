@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.players.transforms import update_players
+from pipeline.load_steps import players as players_step
 from pipeline.resources import Warehouse
-from pipeline.warehouse import load_lock, writing
+from pipeline.warehouse import load_lock
 
 GROUP = "players"
 
@@ -34,8 +34,8 @@ GROUP = "players"
 )
 def players(context: dg.AssetExecutionContext,
             warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
-    with load_lock(warehouse.path), writing(warehouse.path) as con:
-        counts = update_players(con, warehouse.day_start_minutes)
+    with load_lock(warehouse.path):
+        counts = players_step(warehouse.path, warehouse.day_start_minutes)
     context.log.info(f"players: {counts or 'no new events'}")
     for key in ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts"):
         yield dg.MaterializeResult(asset_key=key,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from kafka import errors
 
+from events.logs.base import LogUnavailable
 from events.logs.kafka_errors import step_said, worded
 from pipeline.cli import main
 
@@ -57,13 +57,23 @@ def test_each_kind_of_error_says_what_to_do(exc: BaseException, said: str) -> No
 
 
 def test_a_load_step_that_failed_on_a_raw_kafka_error_words_it() -> None:
-    """A Kafka error that reached Dagster without the log's own wording (a client call the
-    log does not wrap) is worded by its class; an error of no Kafka origin is left alone."""
-    root = SimpleNamespace(cls_name="KafkaTimeoutError", cause=None, message=(
-        "kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Timeout after 30 secs.\n"))
-    step = SimpleNamespace(cls_name="DagsterExecutionStepExecutionError", cause=root,
-                           message="Error occurred while executing op \"ingest_events\":")
-    assert step_said(step) == ("the Kafka broker did not answer in time; is it running, "
-                               "and is the address right?")
-    other = SimpleNamespace(cls_name="IOException", cause=None, message="duckdb.IOException: x")
-    assert step_said(SimpleNamespace(cls_name="X", cause=other, message="X: y")) is None
+    """A Kafka error that reached the load without the log's own wording (a client call the
+    log does not wrap) is worded by its class; the log's own ``LogError`` is said as it is
+    worded; an error of no Kafka origin is left alone."""
+    try:
+        try:
+            raise errors.KafkaTimeoutError("KafkaTimeoutError: Timeout after 30 secs.")
+        except errors.KafkaError as exc:
+            raise RuntimeError("step ingest_events failed") from exc
+    except RuntimeError as step:
+        assert step_said(step) == ("the Kafka broker did not answer in time; is it running, "
+                                   "and is the address right?")
+    own = LogUnavailable("Kafka at k1:9092 cannot be reached (a read): the broker did not")
+    own.__cause__ = errors.KafkaTimeoutError("x")
+    assert step_said(RuntimeError("y")) is None
+    wrapped = RuntimeError("step failed")
+    wrapped.__cause__ = own
+    assert step_said(wrapped) == str(own)
+    other = RuntimeError("X: y")
+    other.__cause__ = OSError("duckdb: x")
+    assert step_said(other) is None
