@@ -115,8 +115,9 @@ class Auditor(Intake):
         on_finding: Callable[[Finding], None] | None = None,
         on_dispute: Callable[[DisputeRecord], None] | None = None,
         on_rejected: Callable[[Rejection], None] | None = None,
-        gaming_day_start: int = 6, columns: bool = False,
+        gaming_day_start: int = 6, columns: bool = False, sequenced: bool = True,
     ) -> None:
+        self.sequenced = sequenced
         self.records = records or columns
         # plain hands' rows as columns, the others' as records (the warehouse's mode)
         self.columns = RowColumns() if columns else None
@@ -385,10 +386,13 @@ _hand_decoder: msgspec.msgpack.Decoder[list[Event]] = msgspec.msgpack.Decoder(li
 
 
 def audit(items: Iterable[Any], *, records: bool = True, batch: int = 256,
-          gaming_day_start: int = 6, columns: bool = False) -> AuditReport:
+          gaming_day_start: int = 6, columns: bool = False,
+          sequenced: bool = True) -> AuditReport:
     """Audit everything in ``items`` (``Event``/``Rejection``, or ``(position, item)``);
-    ``columns=True`` gives the plain hands' rows as ``report.columns``, not records."""
+    ``columns=True`` gives the plain hands' rows as ``report.columns``, not records;
+    ``sequenced=False``: each table's events are in the order to audit them, each once,
+    their ``seq`` not checked (a feed whose sequences are checked elsewhere)."""
     auditor = Auditor(records=records, batch=batch, gaming_day_start=gaming_day_start,
-                      columns=columns)
+                      columns=columns, sequenced=sequenced)
     auditor.feed_many(items)
     return auditor.finish()

@@ -76,6 +76,9 @@ class Intake:
     overlong: dict[str, int]
     stalled: set[str]
     stall_seconds: float | None = None
+    # False: each table's events come in the order to audit them, each once (the
+    # warehouse's feed, whose sequences are checked elsewhere): no sequencer
+    sequenced: bool = True
     # hands that ended since the last flush and were settled at once (the lean auditor's
     # right ones): they count toward ``batch`` as the waiting ones do, so a hand left
     # waiting (abandoned, or judged wrong) is settled no later than it was before
@@ -127,6 +130,10 @@ class Intake:
                 lists[1].append(position)  # type: ignore[union-attr]
         seq = self.sequencer
         for table_id, (events, positions) in by_table.items():
+            if not self.sequenced:
+                seq.distinct += len(events)
+                self._route(events, positions)
+                continue
             if seq.take_run(table_id, events):  # the common case: the sequence goes on
                 self._route(events, positions)
                 continue

@@ -6,8 +6,9 @@ at a table whose stored sequence they extend: such a hand is audited here, in th
 decoding thread, from the batch's decoded events, and its rows are written in the batch's
 transaction instead of the hand being queued in ``pending.hands``. Its feed is built as
 ``FEED_SQL`` builds it (the ``TableOpened`` in force before the hand, the hand's events in
-``seq`` order, ``seq`` renumbered along each table's feed, times as the warehouse renders
-them), so its rows are the ones the audit step would write.
+``seq`` order, as decoded, their ``seq`` as stored; the auditor takes them without its
+sequencer), so its rows are the ones the audit step would write: a time the warehouse
+holds to the microsecond is the same instant in either's text.
 
 A hand is left to the audit step (queued, as before) when the batch cannot show all of it:
 
@@ -19,8 +20,8 @@ A hand is left to the audit step (queued, as before) when the batch cannot show 
   copy counts and which ``TableOpened`` is in force is then the sequence findings'
   business), two events of the batch share a ``seq`` there, or the table had sequence
   work pending when the load began (its conflicts not found yet);
-- its events are at more than one table, or a time cannot be rendered as the warehouse
-  renders it without reading it back (more than six fraction digits);
+- its events are at more than one table, or a time is finer than the warehouse holds
+  (more than six fraction digits);
 - at the write, an event of the batch at that hand turned out to be stored already (a
   redelivery), or another process wrote ``events`` after the load read what it knows.
 
@@ -33,24 +34,22 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.contract.schemas import Event, decode_event
+from events.contract.schemas import Event
 from pipeline.hands.findings import FINDINGS_SCHEMA
 from pipeline.hands.transforms import (
+    FEED_COLUMNS,
     HANDS_SCHEMA,
     WAGERS_SCHEMA,
     HandRows,
     audit_events,
-    event_json,
+    stored_events,
 )
 from pipeline.warehouse import CONFLICT_LOSERS, Connection
 
-_replace = msgspec.structs.replace
 _ENDS = pa.array(["HandEnded", "HandVoided"], pa.string())
 _WIDTH = len("2026-11-29T21:03:11.123456Z")  # a time as the warehouse renders it
 _FEED_COLUMNS = ["ord", "type", "table_id", "hand_id", "occurred_at", "position", "seq"]
@@ -123,11 +122,12 @@ class IngestAudit:
             "SELECT table_id, max(seq) FROM events GROUP BY table_id").fetchall())
         view.unsettled = {row[0] for row in con.execute(
             "SELECT DISTINCT table_id FROM pending.sequence").fetchall()}
-        for table_id, seq, position, text in con.execute(f"""
-                SELECT table_id, seq, position, {event_json('seq')} FROM events
-                WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}
-                ORDER BY table_id, seq""").fetchall():
-            view.opened.setdefault(table_id, []).append((seq, decode_event(text), position))
+        stored = con.sql(f"""SELECT position, {', '.join(FEED_COLUMNS)} FROM events
+            WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}
+            ORDER BY table_id, seq""").to_arrow_table()
+        for ev, position in zip(stored_events(stored), stored["position"].to_pylist(),
+                                strict=True):
+            view.opened.setdefault(ev.table_id, []).append((ev.seq, ev, position))
         return view
 
     def still_current(self, con: Connection) -> bool:
@@ -205,59 +205,48 @@ class IngestAudit:
     def _feed(self, hands: pa.Table, picked: pa.Table,
               events: Sequence[Event]) -> tuple[list[tuple[str, Event]], list[str]]:
         """The auditor's feed of the ``picked`` rows of ``hands`` (both in feed order), and
-        its hands: each table's ``seq`` renumbered from 0, each hand after the
-        ``TableOpened`` in force when it began (fed again only when that changes), times
-        rendered as the warehouse renders them (a hand with a time that cannot be is left
-        out)."""
+        its hands: the events as decoded, with their ``seq``, each hand after the
+        ``TableOpened`` in force when it began (fed again only when that changes); a hand
+        with a time the warehouse cannot hold as it is (more than six fraction digits) is
+        left out."""
         ords, positions = picked["ord"].to_pylist(), picked["position"].to_pylist()
-        texts, unrendered = _rendered(picked["occurred_at"], picked["hand_id"])
+        unrendered = _unrendered(picked["occurred_at"], picked["hand_id"])
         feed: list[tuple[str, Event]] = []
         audited: list[str] = []
         table_id = None
         opened: list[tuple[int, Event, str]] = []
-        number = start = 0
+        start = 0
         last: Event | None = None
         for hand_id, table, count in zip(*(hands[c].to_pylist() for c in (
                 "hand_id", "table_id", "seq_count")), strict=True):
             end = start + count  # the hand's rows in ``picked``
             if table != table_id:
-                table_id, number, last = table, 0, None
+                table_id, last = table, None
                 opened = self.opened.get(table, [])
             at = bisect.bisect_left(opened, events[ords[start]].seq, key=_seq_of)
             first, where = opened[at - 1][1:] if at else (None, "")
-            first_time = warehouse_time(first.occurred_at) if first is not None else ""
-            if first_time is None or hand_id in unrendered:
+            if hand_id in unrendered or (
+                    first is not None and warehouse_time(first.occurred_at) is None):
                 start = end
                 continue
             audited.append(hand_id)
             if first is not None and first is not last:
-                feed.append((where, _replace(first, seq=number, occurred_at=first_time)))
-                number += 1
+                feed.append((where, first))
             last = first
-            feed += [(p, _replace(events[i], seq=n, occurred_at=t)) for p, i, n, t in zip(
-                positions[start:end], ords[start:end], range(number, number + count),
-                texts[start:end], strict=True)]
-            number += count
+            feed += zip(positions[start:end], [events[i] for i in ords[start:end]],
+                        strict=True)
             start = end
         return feed, audited
 
 
-def _rendered(times: pa.ChunkedArray, hands: pa.ChunkedArray) -> tuple[list[Any], set[str]]:
-    """The times as the warehouse renders them (one Arrow operation when all have one
-    form), and the hands with a time that cannot be rendered without the stored value."""
-    lengths = pc.min_max(pc.utf8_length(times)).as_py()
-    if lengths["min"] == lengths["max"] and not pc.any(
-            pc.match_substring(times, "+")).as_py():
-        sample = times[0].as_py()
-        form = warehouse_time(sample)  # all of one form: "Z" after as many digits
-        if form is not None:
-            if len(form) == len(sample):
-                return times.to_pylist(), set()
-            cut = pc.utf8_slice_codeunits(times, 0, len(sample) - 1)
-            return pc.binary_join_element_wise(
-                cut, form[len(sample) - 1:], "").to_pylist(), set()
-    texts = [warehouse_time(t) for t in times.to_pylist()]
-    return texts, {h for h, t in zip(hands.to_pylist(), texts, strict=True) if t is None}
+def _unrendered(times: pa.ChunkedArray, hands: pa.ChunkedArray) -> set[str]:
+    """The hands with a time the warehouse cannot hold as it is (more than six fraction
+    digits): none when no time is longer than the warehouse's own form (one Arrow
+    operation)."""
+    if (pc.max(pc.utf8_length(times)).as_py() or 0) <= _WIDTH:
+        return set()
+    return {h for h, t in zip(hands.to_pylist(), times.to_pylist(), strict=True)
+            if warehouse_time(t) is None}
 
 
 def _seq_of(opened: tuple[int, Event, str]) -> int:

@@ -8,27 +8,27 @@ these functions only feed it and turn its records into Arrow tables.
 The feed is built so that a hand's result depends on its own events only, never on which
 other hands share the batch: each table's chunk hands are fed one after the other (each
 hand's events together, in ``seq`` order), the ``TableOpened`` in force before a hand when
-it differs from the one before, and ``seq`` renumbered 0, 1, 2... along that feed so the
-auditor's sequencer sees no gap (gaps and conflicts are table-level findings made from the
-whole table in :mod:`pipeline.hands.findings`). The loser of a ``seq`` conflict (the
-copy received later) is left out, as ``uth audit`` leaves it out.
+it differs from the one before. The events are read as columns and built from them
+(:func:`events.contract.columns.events_of`: no event JSON is rendered or decoded), with
+their stored ``seq``, and the auditor takes them in feed order without its sequencer
+(``sequenced=False``): gaps and conflicts are table-level findings made once, from the
+whole table, in :mod:`pipeline.hands.findings`. The loser of a ``seq`` conflict (the copy
+received later) is left out, as ``uth audit`` leaves it out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import duckdb
-import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from events.audit.auditor import BULK_HANDS, audit
 from events.audit.columns import RowColumns
-from events.contract.schemas import Event, decode_event
-from events.contract.times import times_valid
+from events.contract.columns import events_of
+from events.contract.schemas import Event
 from events.findings import SEQUENCE_CONFLICT, SEQUENCE_GAP
 from pipeline.gc_policy import bulk_work
 from pipeline.hands import in_play
@@ -36,7 +36,6 @@ from pipeline.hands.findings import findings_table
 from pipeline.warehouse import CONFLICT_LOSERS
 
 SEQUENCE_KINDS = (SEQUENCE_GAP, SEQUENCE_CONFLICT)
-_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Event)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 HANDS_SCHEMA = pa.schema([
@@ -56,13 +55,18 @@ WAGERS_SCHEMA = pa.schema([
 
 
 
-def event_json(seq: str) -> str:
-    """SQL of an ``events`` row as the event's JSON (with ``seq`` given by the SQL ``seq``),
-    its time rendered as ``TIME_FORMAT`` (what the auditor is fed)."""
-    return f"""json_object(
-        'event_id', event_id, 'type', type, 'schema_version', schema_version,
-        'table_id', table_id, 'hand_id', hand_id, 'seq', {seq},
-        'occurred_at', strftime(occurred_at, '{TIME_FORMAT}'), 'payload', payload)"""
+# An ``events`` row's columns as :func:`events.contract.columns.events_of` takes them
+# (its time as the auditor is fed it, ``TIME_FORMAT``), in SQL over ``events``
+EVENT_COLUMNS = ("event_id", "type", "schema_version", "table_id", "hand_id", "seq",
+                 "occurred_at", "payload")
+FEED_COLUMNS = (*EVENT_COLUMNS[:6], f"strftime(occurred_at, '{TIME_FORMAT}') AS occurred_at",
+                "CAST(payload AS VARCHAR) AS payload")
+
+
+def stored_events(table: pa.Table | pa.RecordBatch) -> list[Event]:
+    """The events of rows holding :data:`EVENT_COLUMNS` (as ``FEED_COLUMNS`` selects them),
+    built from the columns (:func:`events.contract.columns.events_of`)."""
+    return events_of(*(table.column(name).to_pylist() for name in EVENT_COLUMNS))
 
 
 # Where the chunk's events lie in ``events``: the range of their row ids (a scan of the
@@ -72,8 +76,11 @@ def event_json(seq: str) -> str:
 SPAN_SQL = "SELECT min(e.rowid), max(e.rowid) FROM events e SEMI JOIN chunk c USING (hand_id)"
 
 # The auditor's input for the hands in temp table ``chunk(hand_id)``, whose events lie in
-# rows $lo to $hi: JSON per event in feed order, with its position. Conflict losers are
-# the events named by a ``sequence_conflict`` finding (made before the hands are audited).
+# rows $lo to $hi: each event's columns in feed order, with its position, its time as
+# ``TIME_FORMAT`` and its payload's JSON (no event JSON is rendered); its table is the
+# hand's (that of its lowest seq: an event of the hand stored at another table is fed
+# with the hand, as the hand's). Conflict losers are the events named by a
+# ``sequence_conflict`` finding (made before the hands are audited).
 FEED_SQL = f"""
 WITH he AS (
     SELECT e.* FROM events e SEMI JOIN chunk c ON e.hand_id = c.hand_id
@@ -93,17 +100,13 @@ WITH he AS (
         lag(opened_id) OVER (PARTITION BY table_id ORDER BY first_seq, hand_id)
 ), feed AS (
     SELECT o.table_id, o.first_seq AS k1, 0 AS k2, o.hand_id AS k3, e.seq AS k4,
-           e.position AS k5, e.event_id, e.type, e.schema_version, e.hand_id,
-           e.occurred_at, e.payload, e.position
+           e.position AS k5, e.* EXCLUDE (table_id)
     FROM opened_fed o JOIN events e ON e.event_id = o.opened_id AND e.type = 'TableOpened'
     UNION ALL
-    SELECT f.table_id, f.first_seq, 1, e.hand_id, e.seq, e.position, e.event_id, e.type,
-           e.schema_version, e.hand_id, e.occurred_at, e.payload, e.position
+    SELECT f.table_id, f.first_seq, 1, e.hand_id, e.seq, e.position, e.* EXCLUDE (table_id)
     FROM he e JOIN firsts f ON e.hand_id = f.hand_id
 )
-SELECT position, {event_json(
-    "row_number() OVER (PARTITION BY table_id ORDER BY k1, k3, k2, k4, length(k5), k5) - 1")
-    } AS json
+SELECT position, {", ".join(FEED_COLUMNS)}
 FROM feed
 ORDER BY table_id, k1, k3, k2, k4, length(k5), k5
 """
@@ -119,8 +122,10 @@ class HandRows:
     events: int = 0
 
 
-def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[tuple[str, str]]:
-    """(position, event JSON) of the hands ``hand_ids`` in the order the auditor reads them."""
+def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[pa.RecordBatch]:
+    """The columns (``position`` and :data:`EVENT_COLUMNS`) of the events of the hands
+    ``hand_ids`` in the order the auditor reads them, as Arrow batches (none when the hands
+    have no event)."""
     con.register("chunk_ids", pa.table({"hand_id": pa.array(list(hand_ids), pa.string())}))
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE chunk AS SELECT DISTINCT hand_id FROM chunk_ids")
@@ -130,23 +135,24 @@ def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[t
     table = con.sql(FEED_SQL, params={"lo": lo if lo is not None else 0,
                                       "hi": hi if hi is not None else -1}).to_arrow_table()
     con.execute("DROP TABLE IF EXISTS chunk")
-    return list(zip(table.column("position").to_pylist(), table.column("json").to_pylist(),
-                    strict=True))
+    return [batch for batch in table.to_batches() if batch.num_rows]
 
 
-def audit_feed(feed: Sequence[tuple[str, str]], hand_ids: Sequence[str]) -> HandRows:
-    """Audit the feed; rows of the hands in ``hand_ids`` (findings other than sequence
-    findings, which are table-level)."""
+def audit_feed(feed: Sequence[pa.RecordBatch], hand_ids: Sequence[str]) -> HandRows:
+    """Audit the feed (:func:`read_feed`); rows of the hands in ``hand_ids`` (findings
+    other than sequence findings, which are table-level)."""
     with bulk_work():
-        items = list(zip([pos for pos, _ in feed], _decode_feed([text for _, text in feed]),
-                         strict=True))
+        items: list[tuple[str, Event]] = []
+        for batch in feed:
+            items += zip(batch.column("position").to_pylist(), stored_events(batch),
+                         strict=True)
         return audit_events(items, hand_ids)
 
 
 def audit_events(items: Sequence[tuple[str, Event]], hand_ids: Sequence[str]) -> HandRows:
     """:func:`audit_feed` of a feed already decoded: (position, event) in feed order."""
-    with bulk_work():
-        report = audit(items, columns=True, batch=BULK_HANDS)
+    with bulk_work():  # each table's feed is in order, its seq as stored (see the module)
+        report = audit(items, columns=True, batch=BULK_HANDS, sequenced=False)
     wanted = set(hand_ids)
     hands = [h for h in report.hands if h.hand_id in wanted]
     wagers = [w for w in report.wagers if w.hand_id in wanted]
@@ -177,18 +183,6 @@ def _columns_tables(columns: RowColumns, wanted: set[str]) -> tuple[pa.Table, pa
         hand_table = hand_table.filter(pc.is_in(hand_table["hand_id"], keep))
         wager_table = wager_table.filter(pc.is_in(wager_table["hand_id"], keep))
     return hand_table, wager_table
-
-
-def _decode_feed(texts: list[str]) -> list[Any]:
-    """The feed's events as ``decode_event`` reads them, the time check made once for all."""
-    decode = _event_decoder.decode
-    try:
-        events = [decode(text) for text in texts]
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        events = None
-    if events is not None and times_valid(events):
-        return events
-    return [decode_event(text) for text in texts]  # raises as before on a bad one
 
 
 def _records_table(records: Sequence[object], schema: pa.Schema) -> pa.Table:

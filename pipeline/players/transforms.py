@@ -41,9 +41,11 @@ ALERT_COLUMNS = ("player", "table_id", "seats", "hands", "decisions", "score", "
 # by hand) has its player tables rebuilt from every event on its next load
 BUILT_FROM = "players_built_from_events_v2"
 VERSION = "sums-5"  # with the sign tests of every street, and the squares by dealer
-_EVENT_JSON = """json_object('event_id', event_id, 'type', type,
-    'schema_version', schema_version, 'table_id', table_id, 'hand_id', hand_id, 'seq', seq,
-    'occurred_at', strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ'), 'payload', payload)"""
+# an ``events`` row's columns as :func:`pipeline.hands.transforms.stored_events` reads
+# them (times to the millisecond, as protection has always read them)
+_EVENT_COLUMNS = """event_id, type, schema_version, table_id, hand_id, seq,
+    strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS occurred_at,
+    CAST(payload AS VARCHAR) AS payload"""
 _WORK = "players_work"
 _IN_WORK = (f"EXISTS (SELECT 1 FROM {_WORK} w WHERE w.hand_id = events.hand_id "
             "AND w.table_id IS NOT DISTINCT FROM events.table_id)")
@@ -52,16 +54,16 @@ _IN_WORK = (f"EXISTS (SELECT 1 FROM {_WORK} w WHERE w.hand_id = events.hand_id "
 def _decoded(con: duckdb.DuckDBPyConnection, where: str, params: list[Any],
              order: str) -> Iterator[list[Any]]:
     """The stored events matching ``where`` (those a sequence conflict left out excepted),
-    decoded, in batches. As Arrow batches of bytes, which the decoder reads as they are
-    (fetched as rows, each text was a tuple and then encoded again)."""
-    from events.contract.codec import decode_many
+    in batches, each built from its Arrow batch of columns (no event JSON rendered and
+    decoded again)."""
+    from pipeline.hands.transforms import stored_events
 
-    reader = con.sql(f"""SELECT encode(CAST({_EVENT_JSON} AS VARCHAR)) FROM events
+    reader = con.sql(f"""SELECT {_EVENT_COLUMNS} FROM events
         WHERE {where} AND event_id NOT IN {CONFLICT_LOSERS}
         ORDER BY {order}""", params=params).to_arrow_reader(BATCH)
     for batch in reader:
         if batch.num_rows:
-            yield decode_many(batch.column(0).to_pylist())
+            yield stored_events(batch)
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
