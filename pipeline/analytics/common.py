@@ -15,6 +15,7 @@ differs). A ruleset the engine does not know gets no theory (theoretical figures
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import duckdb
 
@@ -24,6 +25,34 @@ from events.game.theory import PUBLISHED_PRACTICAL_EDGE, trips_theory
 Z95 = 1.959963984540054
 SESSION_GAP_MINUTES = 30  # a longer pause between hands ends a table's (or dealer's) session
 PAYING_CATEGORIES = (3, 4, 5, 6, 7, 8, 9)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The few SQL spellings that differ between DuckDB (the warehouse) and Spark SQL
+    (``uth reaudit --engine spark``), so that each rollup's SQL is one text both engines
+    read. Each field is a template with ``{0}`` (and ``{1}``) for its arguments."""
+
+    name: str
+    epoch_of: str  # seconds since 1970 (DOUBLE) of a TIMESTAMP
+    json_text_of: str  # a JSON text column's top-level field {1} as text
+    last_non_null_of: str  # the window function: the last non-NULL value of {0} so far
+
+    def epoch(self, expr: str) -> str:
+        return self.epoch_of.format(expr)
+
+    def json_text(self, column: str, field: str) -> str:
+        return self.json_text_of.format(column, field)
+
+    def last_non_null(self, expr: str) -> str:
+        return self.last_non_null_of.format(expr)
+
+
+DUCKDB = Dialect("duckdb", "epoch({0})", "({0}->>'{1}')", "last_value({0} IGNORE NULLS)")
+# Spark reads double-quoted names as names with spark.sql.ansi.doubleQuotedIdentifiers
+# (pipeline.reaudit.spark.spark_conf), as DuckDB does
+SPARK = Dialect("spark", "(unix_micros(CAST({0} AS TIMESTAMP)) / 1e6)",
+                "get_json_object({0}, '$.{1}')", "last({0}, true)")
 
 
 def ensure_theory(con: duckdb.DuckDBPyConnection) -> None:

@@ -8,8 +8,8 @@ audit code, with the findings ``uth audit`` gives on the source log.
 
 ``--out`` receives ``hands``, ``wagers`` and ``audit_findings`` as Parquet, each under
 ``output=<table>/`` partitioned by gaming day and table like the archive, with the rollups
-(the duckdb engine: ``table_hold_daily``, ``trips_performance`` and ``dealer_performance``;
-spark, by Spark SQL with the warehouse's text: ``trips_performance``). Without ``--out``
+(``table_hold_daily``, ``trips_performance`` and ``dealer_performance``; the spark engine
+computes them by Spark SQL with the warehouse's own SQL text). Without ``--out``
 the outputs go to a temporary directory, removed after. The summary is ``uth audit``'s
 (``--json``: one object per finding, the summary last); the archive holds each valid
 event once, so nothing is rejected or redelivered in it.
@@ -88,6 +88,6 @@ def _reaudit(args: argparse.Namespace, out: str, day_start: int) -> None:
         reaudit_spark(spark, args.archive, out, day_start)
         from pipeline.reaudit.rollups import spark_rollups
 
-        spark_rollups(spark, out)
+        spark_rollups(spark, out, args.archive)
     finally:
         spark.stop()

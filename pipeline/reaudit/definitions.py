@@ -18,6 +18,7 @@ import dagster as dg
 from dagster_pyspark import PySparkResource
 
 from pipeline.reaudit.compare import compare_sample
+from pipeline.reaudit.rollups import spark_rollups
 from pipeline.reaudit.spark import reaudit_spark, spark_conf, use_this_python
 from pipeline.warehouse import parse_day_start
 
@@ -33,11 +34,13 @@ class ReauditPaths(dg.ConfigurableResource):  # type: ignore[type-arg]
 
 
 @dg.asset(description="Every hand of the Parquet archive audited again on Spark: hands, "
-          "wagers and audit_findings under output=<table>/gaming_day=/table_id=.")
+          "wagers and audit_findings under output=<table>/gaming_day=/table_id=, and the rollups "
+          "table_hold_daily, trips_performance and dealer_performance by Spark SQL.")
 def reaudit_outputs(pyspark: PySparkResource, paths: ReauditPaths) -> dg.MaterializeResult:
-    out = reaudit_spark(pyspark.spark_session, paths.archive, paths.out,
-                        parse_day_start(paths.gaming_day_start))
-    return dg.MaterializeResult(metadata={"path": out})
+    spark = pyspark.spark_session
+    out = reaudit_spark(spark, paths.archive, paths.out, parse_day_start(paths.gaming_day_start))
+    rollups = spark_rollups(spark, out, paths.archive)
+    return dg.MaterializeResult(metadata={"path": out, "rollups": ", ".join(rollups)})
 
 
 @dg.asset_check(asset=reaudit_outputs, name="matches_warehouse",

@@ -26,7 +26,8 @@ EVENT_COLUMNS = ("event_id", "type", "schema_version", "table_id", "hand_id", "s
 DAY_START = "day_start_minutes"  # a column of the group's rows: when a gaming day starts
 
 _TYPES = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(),
-          "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32()}
+          "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(), "DOUBLE": pa.float64(),
+          "BOOLEAN": pa.bool_(), "SMALLINT": pa.int16()}
 
 
 def table_schema(name: str) -> pa.Schema:

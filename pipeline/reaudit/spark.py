@@ -32,7 +32,10 @@ from pipeline.hands.findings import (
 )
 from pipeline.reaudit.groups import DAY_START, EVENT_COLUMNS, output_schema
 
-SPARK_TIME = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'"  # TIME_FORMAT in Spark's pattern letters
+# TIME_FORMAT in Spark's pattern letters (no quoted letters: a string literal is in
+# single quotes, double quotes being names)
+SPARK_TIME = ("concat(date_format(occurred_at, 'yyyy-MM-dd'), 'T', "
+              "date_format(occurred_at, 'HH:mm:ss.SSSSSS'), 'Z')")
 assert TIME_FORMAT == "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
@@ -47,6 +50,8 @@ def spark_conf(master: str = "local[*]", *, memory: str = "1g",
         "spark.master": master,
         "spark.driver.memory": memory,
         "spark.sql.session.timeZone": "UTC",
+        # "drop" is a name, as in DuckDB: the rollups' SQL is one text for both engines
+        "spark.sql.ansi.doubleQuotedIdentifiers": "true",
         "spark.sql.shuffle.partitions": str(partitions or max(2, 2 * _cores(master))),
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
         "spark.sql.parquet.inferTimestampNTZ.enabled": "true",
@@ -99,7 +104,7 @@ def sequence_findings(spark: Any, events: Any, day_start_minutes: int) -> pa.Tab
     events.createOrReplaceTempView("uth_archive")
     source = ("(SELECT table_id, seq, event_id, hand_id, position, CAST(NULL AS BIGINT) AS s0, "
               "occurred_at FROM uth_archive)")
-    rows = spark.sql(sequence_sql(source, f"date_format(occurred_at, \"{SPARK_TIME}\")",
+    rows = spark.sql(sequence_sql(source, SPARK_TIME,
                                   ordered=False))
     table = rows.toArrow()
     found = sequence_rows([tuple(r.values()) for r in table.to_pylist()])
@@ -150,7 +155,8 @@ def spark_schema(schema: pa.Schema) -> Any:
 
     kinds = {pa.string(): T.StringType(), pa.int32(): T.IntegerType(),
              pa.int64(): T.LongType(), pa.timestamp("us"): T.TimestampNTZType(),
-             pa.date32(): T.DateType()}
+             pa.date32(): T.DateType(), pa.float64(): T.DoubleType(),
+             pa.bool_(): T.BooleanType(), pa.int16(): T.ShortType()}
     return T.StructType([T.StructField(f.name, kinds[f.type], True) for f in schema])
 
 

@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
+from pipeline.reaudit.rollups import SPARK_ROLLUPS
 from tests.reaudit.conftest import OUTPUTS, output_rows, warehouse_rows
 
 pytestmark = [
@@ -42,7 +43,7 @@ def spark_out(spark: Any, floor: dict[str, Path]) -> Path:
 
     out = floor["dir"] / "spark-out"
     reaudit_spark(spark, floor["archive"], out, 360)
-    assert spark_rollups(spark, str(out)) == ["trips_performance"]
+    assert spark_rollups(spark, str(out), str(floor["archive"])) == list(SPARK_ROLLUPS)
     return out
 
 
@@ -61,10 +62,13 @@ def test_spark_rows_equal_the_warehouse(spark_out: Path, floor: dict[str, Path])
     assert len(days) == 2
 
 
-def test_spark_rollups_equal_the_warehouse(spark_out: Path, floor: dict[str, Path]) -> None:
-    want = warehouse_rows(floor["warehouse"], "trips_performance")
+@pytest.mark.parametrize("name", ["table_hold_daily", "trips_performance",
+                                  "dealer_performance"])
+def test_spark_rollups_equal_the_warehouse(name: str, spark_out: Path,
+                                           floor: dict[str, Path]) -> None:
+    want = warehouse_rows(floor["warehouse"], name)
     assert want
-    assert output_rows(spark_out, "trips_performance", floor["warehouse"]) == want
+    assert output_rows(spark_out, name, floor["warehouse"]) == want
 
 
 def test_the_jobs_check_compares_a_sample_with_the_warehouse(

@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import duckdb
 
-from pipeline.analytics.common import rebuild_pending, sessions_sql
+from pipeline.analytics.common import DUCKDB, Dialect, rebuild_pending, sessions_sql
 
-DEALERS_SQL = f"""
+# the (dealer_id, gaming_day) a full rebuild covers
+DEALER_KEYS = "SELECT dealer_id, gaming_day FROM hands WHERE dealer_id IS NOT NULL"
+
+
+def dealers_sql(d: Dialect = DUCKDB) -> str:
+    """``dealer_performance``'s rows for the keys in ``keys``, in dialect ``d``: one text
+    for the warehouse (DuckDB) and ``uth reaudit --engine spark`` (Spark SQL)."""
+    return f"""
 WITH td AS (
     SELECT DISTINCT table_id, gaming_day FROM hands SEMI JOIN keys USING (dealer_id, gaming_day)
 ), h AS (
@@ -28,8 +35,8 @@ WITH td AS (
 ), hours AS (
     SELECT dealer_id, gaming_day, sum(secs) / 3600.0 AS hours
     FROM (SELECT table_id, gaming_day, session, any_value(dealer_id) AS dealer_id,
-                 epoch(max(ended_at)) - epoch(min(started_at)) AS secs
-          FROM timed GROUP BY ALL)
+                 {d.epoch("max(ended_at)")} - {d.epoch("min(started_at)")} AS secs
+          FROM timed GROUP BY ALL) sessions
     GROUP BY ALL
 ), counts AS (
     SELECT dealer_id, gaming_day, count(*) AS hands FROM h GROUP BY ALL
@@ -52,6 +59,9 @@ ORDER BY k.dealer_id, k.gaming_day
 """
 
 
+DEALERS_SQL = dealers_sql(DUCKDB)
+
+
 def rebuild_dealers(con: duckdb.DuckDBPyConnection) -> None:
     """Recompute ``dealer_performance`` for the (dealer_id, gaming_day) in ``keys``."""
     con.execute("DELETE FROM dealer_performance t USING keys k "
@@ -61,7 +71,6 @@ def rebuild_dealers(con: duckdb.DuckDBPyConnection) -> None:
 
 def update_dealers(con: duckdb.DuckDBPyConnection, full: bool = False) -> int:
     if full:
-        con.execute("""INSERT INTO pending.dealers
-            SELECT dealer_id, gaming_day FROM hands WHERE dealer_id IS NOT NULL UNION
+        con.execute(f"""INSERT INTO pending.dealers {DEALER_KEYS} UNION
             SELECT dealer_id, gaming_day FROM dealer_performance""")
     return rebuild_pending(con, "dealers", "dealer_id, gaming_day", rebuild_dealers)

@@ -32,27 +32,37 @@ from __future__ import annotations
 
 import duckdb
 
-from pipeline.analytics.common import Z95, rebuild_pending, sessions_sql
+from pipeline.analytics.common import DUCKDB, Z95, Dialect, rebuild_pending, sessions_sql
 from pipeline.warehouse import CONFLICT_LOSERS, HOLD_QUARTERS_MARK, META, local_sql
 
-HOLD_SQL = f"""
+# the (table_id, gaming_day) a full rebuild covers: every day with hands or buy-ins
+HOLD_KEYS = """SELECT table_id, gaming_day FROM hands UNION
+    SELECT table_id, gaming_day FROM events WHERE type = 'ChipsPurchased'"""
+
+
+def hold_sql(d: Dialect = DUCKDB) -> str:
+    """``table_hold_daily``'s rows for the keys in ``keys``, in dialect ``d``: one text
+    for the warehouse (DuckDB) and ``uth reaudit --engine spark`` (Spark SQL)."""
+    return f"""
 WITH h AS (
     SELECT * FROM hands SEMI JOIN keys USING (table_id, gaming_day)
 ), w AS (
     SELECT w.*, h.status FROM wagers w JOIN h USING (hand_id)
 ), counts AS (
-    SELECT table_id, gaming_day, count(*) FILTER (status IN ('settled', 'voided')) AS hands
+    SELECT table_id, gaming_day,
+           count(*) FILTER (WHERE status IN ('settled', 'voided')) AS hands
     FROM h GROUP BY ALL
 ), rules AS (
-    SELECT table_id, gaming_day,
-           first(ruleset ORDER BY n DESC, ruleset) AS ruleset,
-           first(currency ORDER BY n DESC, ruleset) AS currency
-    FROM (SELECT table_id, gaming_day, ruleset, currency, count(*) AS n
-          FROM h WHERE ruleset IS NOT NULL GROUP BY ALL)
-    GROUP BY ALL
+    SELECT table_id, gaming_day, ruleset, currency FROM (
+        SELECT table_id, gaming_day, ruleset, currency,
+               row_number() OVER (PARTITION BY table_id, gaming_day
+                                  ORDER BY n DESC, ruleset, currency NULLS LAST) AS pick
+        FROM (SELECT table_id, gaming_day, ruleset, currency, count(*) AS n
+              FROM h WHERE ruleset IS NOT NULL GROUP BY ALL) counted) ranked
+    WHERE pick = 1
 ), money AS (
     SELECT w.table_id, w.gaming_day,
-           sum(amount) FILTER (status = 'settled') AS handle,
+           sum(amount) FILTER (WHERE status = 'settled') AS handle,
            -sum(coalesce(recorded_result, 0)) AS house_win,
            sum(CASE WHEN status <> 'settled' THEN 0
                     WHEN spot = 'ante' THEN amount * t.base_edge_per_ante
@@ -66,7 +76,8 @@ WITH h AS (
     SELECT table_id, gaming_day, count(*) AS n, stddev_samp(r) AS s
     FROM seat_results GROUP BY ALL
 ), drops AS (
-    SELECT table_id, gaming_day, sum(CAST(payload->>'amount' AS BIGINT)) AS "drop"
+    SELECT table_id, gaming_day,
+           sum(CAST({d.json_text("payload", "amount")} AS BIGINT)) AS "drop"
     FROM events SEMI JOIN keys USING (table_id, gaming_day)
     WHERE type = 'ChipsPurchased' AND event_id NOT IN {CONFLICT_LOSERS} GROUP BY ALL
 ), timed AS (
@@ -75,16 +86,21 @@ WITH h AS (
 ), hours AS (
     SELECT table_id, gaming_day, sum(secs) / 3600.0 AS hours
     FROM (SELECT table_id, gaming_day, session,
-                 epoch(max(ended_at)) - epoch(min(started_at)) AS secs
-          FROM timed GROUP BY ALL)
+                 {d.epoch("max(ended_at)")} - {d.epoch("min(started_at)")} AS secs
+          FROM timed GROUP BY ALL) sessions
     GROUP BY ALL
 ), opened AS (
-    SELECT k.table_id, k.gaming_day, o.payload->>'ruleset' AS ruleset,
-           o.payload->>'currency' AS currency
-    FROM keys k ASOF LEFT JOIN
-        (SELECT table_id, gaming_day, seq, payload FROM events
-         WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}) o
-        ON k.table_id = o.table_id AND k.gaming_day >= o.gaming_day
+    -- per key, the table's last TableOpened of that gaming day or before (by seq)
+    SELECT table_id, gaming_day, {d.json_text("payload", "ruleset")} AS ruleset,
+           {d.json_text("payload", "currency")} AS currency
+    FROM (SELECT table_id, gaming_day, is_key,
+                 {d.last_non_null("payload")} OVER (PARTITION BY table_id
+                     ORDER BY gaming_day, is_key, seq ROWS UNBOUNDED PRECEDING) AS payload
+          FROM (SELECT table_id, gaming_day, 0 AS is_key, seq, payload FROM events
+                WHERE type = 'TableOpened' AND event_id NOT IN {CONFLICT_LOSERS}
+                UNION ALL
+                SELECT table_id, gaming_day, 1, NULL, NULL FROM keys) marks) marked
+    WHERE is_key = 1
 ), rows AS (
     SELECT k.table_id, k.gaming_day,
            coalesce(r.ruleset, o.ruleset) AS ruleset, coalesce(r.currency, o.currency) AS currency,
@@ -114,6 +130,9 @@ SELECT table_id, gaming_day, ruleset, currency, hands, "drop", handle, house_win
 FROM rows WHERE has_data
 ORDER BY table_id, gaming_day
 """
+
+
+HOLD_SQL = hold_sql(DUCKDB)
 
 
 def quarter_sql(column: str, zone: str | None) -> str:
@@ -180,9 +199,7 @@ def update_hold(con: duckdb.DuckDBPyConnection, full: bool = False) -> int:
     marked = con.execute(f"SELECT 1 FROM {META} WHERE key = ?",
                          [HOLD_QUARTERS_MARK]).fetchall()
     if full or not marked:
-        con.execute("""INSERT INTO pending.hold
-            SELECT table_id, gaming_day FROM hands UNION
-            SELECT table_id, gaming_day FROM events WHERE type = 'ChipsPurchased' UNION
+        con.execute(f"""INSERT INTO pending.hold {HOLD_KEYS} UNION
             SELECT table_id, gaming_day FROM table_hold_daily""")
     keys = rebuild_pending(con, "hold", "table_id, gaming_day", rebuild_hold)
     if not marked:
