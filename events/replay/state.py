@@ -244,8 +244,12 @@ def _owned(state: HandState) -> HandState:
 
 
 def _released(state: HandState) -> HandState:
-    """``state``, no longer changed in place: a value again (an apply copies it)."""
-    state.__dict__["owned"] = False
+    """``state``, no longer changed in place: a value again (an apply copies it), its
+    mappings read-only views, as every state the fold hands out."""
+    d = state.__dict__
+    for name in _MAPPINGS:
+        d[name] = MappingProxyType(d[name])
+    d["owned"] = False
     return state
 
 

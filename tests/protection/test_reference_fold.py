@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from events.contract.codec import Rejection, decode_many
 from events.protection.hands import SeatHandCollector
+from events.replay.fold import fold
 from events.replay.hands import HandsFold
 from events.replay.state import HandState
 from tests.audit.builder import HandSpec, SeatSpec, Table, encode_lines
@@ -72,3 +75,22 @@ def test_the_fold_of_a_stream_leaves_each_state_a_value() -> None:
 
     after = apply(state, _events(t.events[-1:])[0])  # (a late HandEnded: a finding)
     assert after is not state and len(after.findings) == 1 and state.findings == ()
+
+
+def test_a_folded_hand_is_a_value_no_one_can_change() -> None:
+    """The fold changes its own copy in place (events.replay.state._owned) but hands out a
+    value: the mappings of every ended state, and of `fold`'s result, are read-only, and a
+    later fold from that state leaves it as it was."""
+    t = Table()
+    t.open()
+    t.hand(_spec())
+    ended: list[HandState] = []
+    HandsFold(ended.append).feed(_events(t.events))
+    folded = fold(_events(t.events[1:]), HandState.begin("H1", "T1"))
+    for state in (*ended, folded):
+        for name in ("seats", "hole", "cards", "payouts", "player_refs"):
+            with pytest.raises(TypeError):
+                getattr(state, name)[99] = None  # type: ignore[index]
+    before = dict(folded.seats)
+    fold(_events(t.events[1:]), folded)
+    assert dict(folded.seats) == before
