@@ -138,8 +138,9 @@ def certify(ev: EventColumns, n_hands: int,
     dealer = _by_hand(n_hands, h, deal_target == DEALER_CARDS, cards)
     for where, have, first, upto in ((stage == 4, board, 0, 3), (stage == 6, board, 3, 5),
                                      (kind == DEALER, dealer, 0, 2)):
-        differs = np.asarray(cards[:, :upto - first] != have[h, first:upto], bool)
-        _mark(bad, h, where & differs.any(axis=1))
+        at = np.flatnonzero(where)
+        differs = np.asarray(cards[at, :upto - first] != have[h[at], first:upto], bool)
+        _mark(bad, h[at], differs.any(axis=1))
 
     # the seats: in play (HandStarted), a limit on the seat numbers
     width = int(max(ev.seat.max(initial=0), ev.started_seat.max(initial=0))) + 1
@@ -324,17 +325,16 @@ def _decision_ok(contexts: Sequence[TableContext | None], ante: int, play: int, 
 
 
 def _asked(args: Ints, predicate: Callable[..., bool]) -> Bools:
-    """``predicate`` of each row of ``args``, asked once per distinct row (the rows are
-    told apart by one integer: each column's values numbered, the numbers combined and
-    numbered again, so that the integer stays below the rows' count squared)."""
+    """``predicate`` of each row of ``args``, asked once per distinct row (the rows sorted,
+    a distinct row where any column changes)."""
     if not len(args):
         return np.zeros(0, bool)
-    key = np.zeros(len(args), np.int64)
-    for column in args.T:
-        values, codes = np.unique(column, return_inverse=True)
-        key = np.unique(key * len(values) + codes.reshape(-1), return_inverse=True)[1]
-        key = key.reshape(-1).astype(np.int64)
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    answers = np.array([bool(predicate(*map(int, row))) for row in args[first].tolist()],
-                       bool)
-    return answers[inverse.reshape(-1)]
+    order = np.lexsort(args.T[::-1])
+    rows = args[order]
+    new = np.empty(len(rows), bool)
+    new[0] = True
+    new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    answers = np.array([bool(predicate(*map(int, row))) for row in rows[new].tolist()], bool)
+    out = np.empty(len(rows), bool)
+    out[order] = answers[np.cumsum(new) - 1]
+    return out
