@@ -22,6 +22,7 @@ the hands that are plain.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -47,7 +48,7 @@ from pipeline.hands.transforms import HANDS_SCHEMA, WAGERS_SCHEMA
 from pipeline.reaudit.groups import EVENT_COLUMNS, OUTPUTS, audit_group
 from pipeline.reaudit.hand_columns import event_columns, payload_fields
 from pipeline.warehouse import _DDL_SCRIPT as WAREHOUSE_DDL  # (warehouse.py is full)
-from pipeline.warehouse import check_meta, check_zone_meta, gaming_day_sql
+from pipeline.warehouse import check_meta, check_zone_meta, gaming_day_sql, memory_limit
 
 BATCH_HANDS = 50_000  # hands certified at a time (their payloads' text held at once)
 
@@ -78,8 +79,12 @@ def reaudit_columns(archive: str | Path, out: Path, day_start_minutes: int,
         marks.append(time.perf_counter())
         names.append(stage)
 
+    spill = tempfile.TemporaryDirectory(prefix="uth-reaudit-")
     con = duckdb.connect(":memory:")
     try:
+        # a large archive's events spill to disk beside the machine's other work
+        con.execute(f"SET memory_limit = '{memory_limit()}'")
+        con.execute(f"SET temp_directory = '{_quoted(spill.name)}'")
         with bulk_work():
             read_events(con, archive)
             done("read the archive")
@@ -96,6 +101,7 @@ def reaudit_columns(archive: str | Path, out: Path, day_start_minutes: int,
             done("outputs written")
     finally:
         con.close()
+        spill.cleanup()
     if stages is not None:
         for stage, a, b in zip(names, marks, marks[1:], strict=False):
             stages[stage] = stages.get(stage, 0.0) + b - a
@@ -189,7 +195,11 @@ def certify_batch(index: pa.Table, events: pa.Table, contexts: dict[str, TableCo
     tables = [contexts.get(o) if o is not None and alone else None for o, alone in
               zip(index["opened_id"].to_pylist(), one_table.tolist(), strict=True)]
     hand = events["k"].to_numpy() - low
-    fields = payload_fields(events["payload"])
+    try:
+        fields = payload_fields(events["payload"])
+    except (pa.ArrowInvalid, ValueError):  # a payload Arrow cannot read as the plan's fields:
+        empty = certify_batch(index.slice(0, 0), events.slice(0, 0), contexts, low)
+        return empty[0], empty[1], index["hand_id"].to_pylist()  # all to the reference
     result = certify(event_columns(hand, events["type"], fields), n_hands, tables)
     ok = np.flatnonzero(result.ok)
     hand_ids = index["hand_id"].to_numpy(zero_copy_only=False)
@@ -230,6 +240,10 @@ def certify_batch(index: pa.Table, events: pa.Table, contexts: dict[str, TableCo
         "player_category": pa.array(result.categories[row], pa.int32()),
     }).cast(WAGERS_SCHEMA)
     return hand_rows, wager_rows, refer
+
+
+def _quoted(text: str) -> str:
+    return text.replace("'", "''")
 
 
 def reference_rows(con: duckdb.DuckDBPyConnection, hand_ids: list[str],
