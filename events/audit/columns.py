@@ -78,30 +78,37 @@ class RowColumns:
                 {name: values[kept_wagers] for name, values in wagers.items()})
 
     def _wagers(self) -> dict[str, np.ndarray]:
-        """A row for each staked spot (ante, blind, play, trips) of each seat row, in seat
-        row order, then spot order: the recorded outcome and result, which the judge found
-        right, are also the correct ones."""
+        """A row for each staked spot of each seat row (:func:`staked_wagers`)."""
         if not self.seat_rows:
             return {c: np.zeros(0, object if c in _TEXT else np.int64) for c in WAGER_COLUMNS}
-        rows = np.asarray(self.seat_rows, np.int64)  # seat, ante, play, trips, _, then
-        count = len(rows)  # (outcome code, result) of ante, blind, play, trips
-        stakes = rows[:, [1, 1, 2, 3]].ravel()
-        staked = stakes != 0
-        results = rows[:, [6, 8, 10, 12]].ravel()[staked]
-        outcomes = _OUTCOMES[rows[:, [5, 7, 9, 11]].ravel()[staked] - _LOWEST_CODE]
-        keys = np.repeat(np.asarray(self.seat_hand, np.int64), 4)[staked]
+        rows = np.asarray(self.seat_rows, np.int64)
+        row, spots, amounts, outcomes, results = staked_wagers(rows)
+        keys = np.asarray(self.seat_hand, np.int64)[row]
         hand_ids, table_ids, dealer_ids, rulesets = (
             np.asarray(column, object)[keys] for column in zip(*self.wager_keys, strict=True))
         return {
             "hand_id": hand_ids, "table_id": table_ids, "dealer_id": dealer_ids,
-            "ruleset": rulesets, "seat": np.repeat(rows[:, 0], 4)[staked],
-            "spot": np.tile(np.asarray(SPOTS, object), count)[staked],
-            "amount": stakes[staked], "recorded_outcome": outcomes,
-            "recorded_result": results, "correct_outcome": outcomes,
-            "correct_result": results,
-            "player_category": np.repeat(np.asarray(self.seat_categories, np.int64), 4)[
-                staked],
+            "ruleset": rulesets, "seat": rows[row, 0], "spot": spots, "amount": amounts,
+            "recorded_outcome": outcomes, "recorded_result": results,
+            "correct_outcome": outcomes, "correct_result": results,
+            "player_category": np.asarray(self.seat_categories, np.int64)[row],
         }
+
+
+def staked_wagers(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The wagers of judged seat rows (:class:`events.audit.judge.Judged`'s: seat, ante,
+    play, trips, folded, then (outcome code, result) of ante, blind, play, trips): one for
+    each staked spot, in seat row order then spot order, as (its seat row, spot, amount,
+    outcome, result). The recorded outcome and result, which the judge found right, are
+    also the correct ones."""
+    count = len(rows)
+    stakes = rows[:, [1, 1, 2, 3]].ravel()
+    staked = stakes != 0
+    results = rows[:, [6, 8, 10, 12]].ravel()[staked]
+    outcomes = _OUTCOMES[rows[:, [5, 7, 9, 11]].ravel()[staked] - _LOWEST_CODE]
+    row = np.repeat(np.arange(count), 4)[staked]
+    spots = np.tile(np.asarray(SPOTS, object), count)[staked]
+    return row, spots, stakes[staked], outcomes, results
 
 
 _TEXT = {"hand_id", "table_id", "dealer_id", "ruleset", "spot", "recorded_outcome",

@@ -18,6 +18,7 @@ import numpy as np
 
 from events.audit.plan import Plan
 from events.game.evaluation import category, evaluate7
+from events.game.rulesets import Ruleset
 from events.game.settlement import SPOTS, settle_batch
 
 
@@ -48,19 +49,33 @@ def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
     if not live:
         return empty
     judged = [plans[i] for i in live]
-    plan_index = np.array(live, dtype=np.int64)
     n_seats = np.fromiter((p.n_seats for p in judged), np.int64, len(judged))
     n_pays = np.fromiter((p.n_pays for p in judged), np.int64, len(judged))
     table = np.frombuffer(b"".join([p.seats for p in judged]), np.int64).reshape(-1, 5)
     pays = np.frombuffer(b"".join([p.pays for p in judged]), np.int64).reshape(-1, 4)
+    cards = np.frombuffer(b"".join([p.cards for p in judged]), np.int16).reshape(-1, 7)
+    rulesets = [p.ruleset for p in judged]
+    bad, code, amount, cats = judge_packed(n_seats, n_pays, table, pays, cards, rulesets)
+    for i in np.flatnonzero(bad).tolist():
+        ok[live[i]] = False
+    return _details(plans, ok, empty, table, code, amount, cats, seat_rows)
+
+
+def judge_packed(n_seats: np.ndarray, n_pays: np.ndarray, table: np.ndarray,
+                 pays: np.ndarray, cards: np.ndarray,
+                 rulesets: Sequence[Ruleset | None]) -> tuple[np.ndarray, ...]:
+    """:func:`judge` over plans already packed as arrays (what a plan's bytes hold, a
+    batch of plans one after the other: ``n_seats`` and ``n_pays`` per plan, ``table`` its
+    seat rows, ``pays`` its payouts, ``cards`` its dealer's row then its seats'; each
+    plan's ruleset). Returns (bad: per plan, not certified; each seat row's recorded
+    outcome codes and amounts per spot, and its hand category)."""
+    n_plans = len(n_seats)
+    plan_index = np.arange(n_plans, dtype=np.int64)
     bad_plan = np.zeros(n_plans, dtype=bool)
     if not len(table):
         bad_plan[np.repeat(plan_index, n_pays)] = True  # payouts, and no wager anywhere
-        for i in np.flatnonzero(bad_plan).tolist():
-            ok[i] = False
-        return _details(plans, ok, empty, table, np.zeros((0, 4), np.int64),
-                        np.zeros((0, 4), np.int64), np.zeros(0, np.int64), seat_rows)
-    cards = np.frombuffer(b"".join([p.cards for p in judged]), np.int16).reshape(-1, 7)
+        return (bad_plan, np.zeros((0, 4), np.int64), np.zeros((0, 4), np.int64),
+                np.zeros(0, np.int64))
     strength = evaluate7(cards)
     cat = category(strength)
     # each plan's rows: its dealer's, then its seats' (so a seat's row follows its dealer's)
@@ -70,10 +85,9 @@ def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
                                                              n_seats)
     owners = np.repeat(plan_index, n_seats)
     code, amount = _recorded(table, owners, pays, np.repeat(plan_index, n_pays), bad_plan)
-    rulesets = {id(p.ruleset): p.ruleset for p in judged}
-    keys = np.repeat(np.fromiter((id(p.ruleset) for p in judged), np.int64, len(judged)),
-                     n_seats)
-    for key, ruleset in rulesets.items():
+    by_id = {id(r): r for r in rulesets}
+    keys = np.repeat(np.fromiter((id(r) for r in rulesets), np.int64, n_plans), n_seats)
+    for key, ruleset in by_id.items():
         assert ruleset is not None
         sel = np.flatnonzero(keys == key)
         t = table[sel]
@@ -85,9 +99,7 @@ def judge(plans: Sequence[Plan], seat_rows: bool = False) -> Judged:
             codes, amounts = res[spot]
             wrong |= (code[sel, k] != codes) | (amount[sel, k] != amounts)
         bad_plan[owners[sel[wrong]]] = True
-    for i in np.flatnonzero(bad_plan).tolist():
-        ok[i] = False
-    return _details(plans, ok, empty, table, code, amount, cat[p_idx], seat_rows)
+    return bad_plan, code, amount, cat[p_idx]
 
 
 def _recorded(table: np.ndarray, owners: np.ndarray, pays: np.ndarray,

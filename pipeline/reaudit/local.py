@@ -1,7 +1,10 @@
-"""``uth reaudit --engine duckdb``: the archive put into a new warehouse of its own (as
-``uth load --from-archive`` restores one) and audited and rolled up by the load's own steps;
-its hands, wagers and findings, and its rollups, written out as Parquet partitioned like the
-archive. The reference the Spark engine is held to."""
+"""``uth reaudit --engine duckdb``: every hand of the archive audited from its columns, the
+plain ones certified in array operations and the others by the load's own audit step
+(:mod:`pipeline.reaudit.columnar`); its hands, wagers and findings, and its rollups,
+written out as Parquet partitioned like the archive. The reference the Spark engine is
+held to. :func:`reaudit_restored` is the way it went before, kept as the tests' and the
+benchmark's reference: the archive put into a new warehouse of its own (as ``uth load
+--from-archive`` restores one), audited and rolled up by the load's own steps."""
 
 from __future__ import annotations
 
@@ -18,9 +21,21 @@ ROLLUPS = ("table_hold_daily", "trips_performance", "dealer_performance")
 
 
 def reaudit_duckdb(archive: str | Path, out: str | Path, day_start_minutes: int,
-                   workers: int = 1) -> Path:
+                   workers: int = 1, stages: dict[str, float] | None = None) -> Path:
     """Audit every hand of ``archive`` into ``out`` (``out/output=<table>/gaming_day=.../
-    table_id=.../*.parquet``, as the Spark engine writes them); returns ``out``."""
+    table_id=.../*.parquet``, as the Spark engine writes them); returns ``out``.
+    ``stages``: each stage's seconds, when given. (``workers``: the restored path's.)"""
+    from pipeline.reaudit.columnar import reaudit_columns
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    reaudit_columns(archive, out, day_start_minutes, write_table, ROLLUPS, stages)
+    return out
+
+
+def reaudit_restored(archive: str | Path, out: str | Path, day_start_minutes: int,
+                     workers: int = 1) -> Path:
+    """:func:`reaudit_duckdb` by a restored warehouse (see the module)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="uth-reaudit-") as tmp:

@@ -1,13 +1,14 @@
 """``uth reaudit --archive`` (the DuckDB engine) beside msgspec decoding the same events
 from JSON Lines, line by line, in the same run (issue 32's reference; target: the re-audit
-at least 2x that rate, which only an audit that reads the archive's columns without
-building an event per row can reach).
+at least 2x that rate).
 
-The floor is simulated and loaded by ``uth load`` once; then the re-audit's stages are
-timed one after the other as :func:`pipeline.reaudit.local.reaudit_duckdb` runs them: the
-archive restored into a warehouse of its own, every hand audited by the load's audit step
-(its events read as columns, built into the contract's Structs, audited), the rollups, the
-outputs written as Parquet. Wall time, best of ``repeat`` runs.
+The floor is simulated and loaded by ``uth load`` once; then the re-audit runs as
+:func:`pipeline.reaudit.local.reaudit_duckdb` runs it, each stage timed by the code itself
+(``stages``): the archive read, the sequence findings, the hands certified from columns
+(:mod:`events.audit.certify`), the other hands by the load's audit step, the rollups, the
+outputs written. Beside it, the way it went before in the same run
+(:func:`~pipeline.reaudit.local.reaudit_restored`: the archive restored into a warehouse,
+every hand audited by the audit step). Wall time, best of ``repeat`` runs.
 """
 
 from __future__ import annotations
@@ -40,28 +41,20 @@ def _decode_lines(log: Path) -> float:
 
 def _reaudit(archive: Path, out: Path) -> dict[str, float]:
     """Seconds of each stage of the DuckDB engine's re-audit of ``archive``."""
-    from pipeline.analytics.steps import update_rollups
-    from pipeline.hands.steps import update_hands
-    from pipeline.ingest.steps import restore_archive
-    from pipeline.reaudit.groups import OUTPUTS
-    from pipeline.reaudit.local import ROLLUPS, write_table
-    from pipeline.warehouse import reading
+    from pipeline.reaudit.local import reaudit_duckdb
 
-    out.mkdir(parents=True, exist_ok=True)
-    marks = [time.perf_counter()]
-    with tempfile.TemporaryDirectory(prefix="uth-bench-reaudit-") as tmp:
-        warehouse = Path(tmp) / "reaudit.duckdb"
-        restore_archive(archive, warehouse, day_start_minutes=360)
-        marks.append(time.perf_counter())
-        update_hands(warehouse, 360)
-        marks.append(time.perf_counter())
-        update_rollups(warehouse)
-        with reading(warehouse) as con:
-            for name in (*OUTPUTS, *ROLLUPS):
-                write_table(con, name, out / f"output={name}")
-        marks.append(time.perf_counter())
-    return {stage: b - a for stage, a, b in zip(
-        ("restore", "audit", "rollups and outputs"), marks, marks[1:], strict=False)}
+    stages: dict[str, float] = {}
+    reaudit_duckdb(archive, out, 360, stages=stages)
+    return stages
+
+
+def _restored(archive: Path, out: Path) -> float:
+    """Seconds of the re-audit by a restored warehouse (the way before)."""
+    from pipeline.reaudit.local import reaudit_restored
+
+    start = time.perf_counter()
+    reaudit_restored(archive, out, 360)
+    return time.perf_counter() - start
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
@@ -82,6 +75,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         runs = [_reaudit(archive, d / f"out{i}") for i in range(repeat)]
         best = min(runs, key=lambda r: sum(r.values()))
         decode = min(_decode_lines(log) for _ in range(repeat))
+        restored = min(_restored(archive, d / f"old{i}") for i in range(repeat))
     reference = events / decode
     whole = events / sum(best.values())
     note = f"{tables * hands:,} simulated hands, {events:,} events"
@@ -90,6 +84,10 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
          "unit": "events/s", "reference": REFERENCE, "reference_value": reference,
          "ratio": whole / reference, "target": f">= {TARGET:g}x the reference",
          "ok": whole >= TARGET * reference, "note": note},
+        {"name": "  before: the archive restored into a warehouse, every hand by the "
+                 "audit step", "value": events / restored, "unit": "events/s",
+         "reference": REFERENCE, "reference_value": reference,
+         "ratio": events / restored / reference, "target": "", "ok": None},
         {"name": "msgspec decode of the JSON Lines, line by line (reference)",
          "value": reference, "unit": "events/s", "reference": REFERENCE,
          "reference_value": reference, "ratio": 1.0, "target": "", "ok": None},
@@ -98,10 +96,12 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         rows.append({"name": f"  reaudit stage: {stage}", "value": events / seconds,
                      "unit": "events/s", "reference": REFERENCE,
                      "reference_value": reference, "ratio": events / seconds / reference,
-                     "target": "", "ok": None})
+                     "target": "", "ok": None,
+                     "note": f"{seconds / events * 1e6:.2f} us an event"})
     return rows
 
 
 if __name__ == "__main__":  # pragma: no cover
     for r in run(quick=True):
-        print(f"{r['name']:<62} {r['value']:>12,.0f} {r['unit']}  ratio {r['ratio']:.3f}")
+        print(f"{r['name'][:62]:<62} {r['value']:>12,.0f} {r['unit']}  ratio {r['ratio']:.3f}"
+              f"  {r.get('note', '')}")
