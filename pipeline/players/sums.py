@@ -53,9 +53,11 @@ def _read(con: duckdb.DuckDBPyConnection, keys: Iterable[tuple[str, str]],
         con.register(name, pa.table({"kind": pa.array([k for k, _ in wanted], pa.string()),
                                      "key": pa.array([v for _, v in wanted], pa.string())}))
         try:
+            # the rows found by their keys first, then their values fetched: joined with
+            # the values, the join read every stored value (tens of MB) to keep a few
             out += [(str(k), str(key), str(v)) for k, key, v in con.execute(
-                f"SELECT s.kind, s.key, s.value FROM protection_sums s SEMI JOIN {name} w "
-                f"ON {sql}").fetchall()]
+                "SELECT kind, key, value FROM protection_sums WHERE rowid IN (SELECT "
+                f"s.rowid FROM protection_sums s SEMI JOIN {name} w ON {sql})").fetchall()]
         finally:
             con.unregister(name)
     return out
