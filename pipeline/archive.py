@@ -27,6 +27,7 @@ import logging
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
@@ -86,12 +87,7 @@ def append_new(warehouse: str | Path, root: str | Path) -> int:
             if stored <= mark:
                 break
             until = min(stored, mark + APPEND_ROWS)
-            # each event with its stored bytes (the ledger's leaf), byte for byte the log's
-            rows = con.sql(f"""SELECT e.*, b.stored FROM
-                    (SELECT * FROM events WHERE rowid >= {mark} AND rowid < {until}) e
-                LEFT JOIN event_bytes b ON b.event_id = e.event_id
-                ORDER BY e.gaming_day, e.table_id, e.seq, length(e.position), e.position
-                """).to_arrow_table()
+            rows = _with_bytes(con, mark, until, stored)
             keys = rows.group_by(["gaming_day", "table_id"]).aggregate([([], "count_all")])
             con.register("archive_new", keys)
             before = {(d, t): n for t, d, n in con.execute(
@@ -120,6 +116,40 @@ def append_new(warehouse: str | Path, root: str | Path) -> int:
         if con.execute("SELECT count(*) FROM pending.archive").fetchall()[0][0]:
             con.execute("DELETE FROM pending.archive")
     return written
+
+
+def _with_bytes(con: Connection, mark: int, until: int, stored: int) -> pa.Table:
+    """The events of rows ``mark`` to ``until``, each with its stored bytes (the ledger's
+    leaf), byte for byte the log's, in partition order.
+
+    Their bytes are looked for among the ``event_bytes`` rows stored since as many rows
+    as there were then: both tables only grow, and an event's bytes are stored with it
+    or never (so the events stored without bytes, ``stored`` minus the bytes, bound how
+    far back the bytes of an event at ``mark`` can be). Not a join with every stored
+    event's bytes; an event none were found for there is looked for among all of them."""
+    (with_bytes,), = con.execute("SELECT count(*) FROM event_bytes").fetchall()
+    since = max(0, mark - (stored - int(with_bytes)))
+    rows = con.sql(f"""SELECT e.*, b.stored FROM
+            (SELECT * FROM events WHERE rowid >= {mark} AND rowid < {until}) e
+        LEFT JOIN (SELECT event_id, stored FROM event_bytes WHERE rowid >= {since}) b
+            ON b.event_id = e.event_id
+        ORDER BY e.gaming_day, e.table_id, e.seq, length(e.position), e.position
+        """).to_arrow_table()
+    missing = rows.filter(pc.is_null(rows["stored"]))["event_id"]
+    if not len(missing) or not since:
+        return rows
+    con.register("archive_missing", pa.table({"event_id": missing}))
+    try:
+        found = dict(con.execute("""SELECT event_id, stored FROM event_bytes
+            WHERE event_id IN (SELECT event_id FROM archive_missing)""").fetchall())
+    finally:
+        con.unregister("archive_missing")
+    if not found:
+        return rows
+    column = [found.get(i, b) for i, b in zip(rows["event_id"].to_pylist(),
+                                               rows["stored"].to_pylist(), strict=True)]
+    at = rows.column_names.index("stored")
+    return rows.set_column(at, "stored", pa.array(column, rows.schema.field("stored").type))
 
 
 def _write_files(rows: pa.Table, root: Path, before: dict[tuple[object, object], int]) -> None:

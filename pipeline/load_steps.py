@@ -48,6 +48,9 @@ class LoadSettings:
     seal_past_gaps: bool = False
     full_rebuild: bool = False  # every rollup key, not only those touched
     archive_after: float = 0.0  # archive only when the last archive is this old (s)
+    # a follow's knowledge of the stored events, kept from load to load
+    # (:class:`pipeline.ingest.steps.Kept`); None: read afresh by each load
+    kept: Any = field(default=None, compare=False)
 
     @property
     def archive_path(self) -> Path:
@@ -69,12 +72,12 @@ class LoadResult:
 
 
 def ingest(source: str | EventLog, warehouse: str | Path, batch_size: int,
-           day_start_minutes: int) -> dict[str, dict[str, Any]]:
+           day_start_minutes: int, kept: Any = None) -> dict[str, dict[str, Any]]:
     """The log's new records into ``events`` (``dead_letters``, ``load_positions``)."""
     from pipeline.ingest.steps import load_events
 
     stats = load_events(source, warehouse, batch_size=batch_size,
-                        day_start_minutes=day_start_minutes)
+                        day_start_minutes=day_start_minutes, kept=kept)
     events: dict[str, Any] = {
         "records_read": stats.records, "new_events": stats.new_events,
         "duplicates": stats.duplicates, "rejected": stats.rejected,
@@ -218,7 +221,7 @@ def run_load(settings: LoadSettings, say: Callable[[str], None] = lambda _: None
     due = _archive_due(s)  # (in a follow, the seals are copied on the archive's cadence)
     steps: list[tuple[str, Callable[[], None]]] = [
         ("ingest_events", lambda: result.meta.update(
-            ingest(log(), wh, s.batch_size, s.day_start_minutes))),
+            ingest(log(), wh, s.batch_size, s.day_start_minutes, s.kept))),
         *([("seals", lambda: result.meta.__setitem__(
             "seals", seal(log(), wh, s.seal_key, s.seal_past_gaps, say)))] if due else []),
         ("audit_hands", lambda: result.meta.update(

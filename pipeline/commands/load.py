@@ -126,15 +126,16 @@ def follow(args: argparse.Namespace) -> int:
     """Bounded loads at a steady cadence until SIGINT or SIGTERM (the load under way ends
     first: a stop is never a half-written load, nor a traceback); after each, one line of
     how current the warehouse is."""
-    import contextlib
     import io
     import signal
     import threading
     import time
 
     from pipeline.freshness import freshness_line
+    from pipeline.ingest.steps import Kept
 
     stop = threading.Event()
+    args.kept = Kept()  # what a load knows of the stored events, for the next one
 
     def stopping(_sig: int, _frame: Any) -> None:
         stop.set()
@@ -219,7 +220,7 @@ def load_once(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, hands_per_chunk=args.hands_per_chunk,
         audit_workers=args.audit_workers, seal_key=args.seal_key,
         seal_past_gaps=args.seal_past_gaps, full_rebuild=args.rebuild_rollups,
-        archive_after=args.archive_every if args.follow else 0.0)
+        archive_after=args.archive_every if args.follow else 0.0, kept=getattr(args, "kept", None))
     with _sigterm_interrupts():
         try:
             result = run_load(settings, logging.getLogger("uth.load").info)

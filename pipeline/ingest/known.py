@@ -38,10 +38,12 @@ class KnownEvents:
 
     def candidates(self, con: Connection, rows: pa.Table) -> tuple[pa.Table, np.ndarray | None]:
         """The rows of a batch whose event may be stored already, and the hashes of all
-        its rows. On a load's first batch: every row, no hashes (one join costs less
-        than reading every stored hash, for a load of a single batch)."""
+        its rows. On the first batch this instance sees: every row, no hashes (one join
+        costs less than reading every stored hash, for a load of a single batch). A
+        follow keeps one instance from load to load (``steps.Kept``): its next loads
+        read the hashes once, then only look up."""
         self.batches += 1
-        if self.batches == 1:
+        if self.batches == 1 and self.count < 0:
             return rows, None
         self.reload_if_changed(con)
         hashes = batch_hashes(con, rows)

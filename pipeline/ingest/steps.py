@@ -69,11 +69,38 @@ def day_start_text(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
+class Kept:
+    """What the ingest knows of the stored events, kept from one load to the next by a
+    follow (``uth load --follow``) instead of read again from every stored event each
+    load: the events' id hashes (:class:`KnownEvents`, which reads them again whenever
+    ``events`` is not as it left it) and the early audit's view (:class:`IngestAudit`),
+    used again only when ``events`` holds exactly what it saw, no table's sequence was
+    unsettled (so no event it knows of can have become a conflict's loser) and no
+    sequence work waits."""
+
+    def __init__(self) -> None:
+        self.known = KnownEvents()
+        self.view: IngestAudit | None = None
+        self.views_reused = 0
+
+    def view_for(self, con: Connection) -> IngestAudit:
+        view, self.view = self.view, None
+        if view is not None and view.stored >= 0 and not view.unsettled:
+            stored = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
+            waiting = con.execute("SELECT count(*) FROM pending.sequence").fetchall()[0][0]
+            if stored == view.stored and not waiting:
+                self.views_reused += 1
+                return view
+        return IngestAudit.load(con)
+
+
 def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: int = 100_000,
-                day_start_minutes: int = 360, audit_hands: bool = True) -> BatchStats:
+                day_start_minutes: int = 360, audit_hands: bool = True,
+                kept: Kept | None = None) -> BatchStats:
     """Append the log's records after the stored position to ``events`` (see transforms).
     ``audit_hands``: audit the hands a batch holds whole as it is loaded
-    (:mod:`pipeline.hands.at_ingest`); the audit step audits the others."""
+    (:mod:`pipeline.hands.at_ingest`); the audit step audits the others. ``kept``: what
+    the last load of a follow knew of the stored events (:class:`Kept`)."""
     event_log = (open_log(source, create=False, growing=True) if isinstance(source, str)
                  else source)
     stats = BatchStats()
@@ -96,14 +123,18 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
                 stats.note = note
             else:
                 resume_from_mark(event_log, mark)  # read from the line start kept with it
-            view = IngestAudit.load(con) if audit_hands else None
+            view = (None if not audit_hands else kept.view_for(con) if kept is not None
+                    else IngestAudit.load(con))
         # the log's end as it is now: a load reads up to it and ends, however fast the
         # tables keep writing (what they write meanwhile is the next load's)
         until = event_log.end()
         started = time.perf_counter()
         with bulk_work():
             _load_batches(event_log, warehouse, (name, key), cursor, until, batch_size,
-                          day_start_minutes, stats, started, view)
+                          day_start_minutes, stats, started, view,
+                          kept.known if kept is not None else KnownEvents())
+        if kept is not None:
+            kept.view = view
     finally:
         if isinstance(source, str):
             event_log.close()
@@ -113,7 +144,7 @@ def load_events(source: str | EventLog, warehouse: str | Path, *, batch_size: in
 def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, str],
                   cursor: Cursor,
                   until: Cursor, batch_size: int, day_start_minutes: int, stats: BatchStats,
-                  started: float, view: IngestAudit | None) -> None:
+                  started: float, view: IngestAudit | None, known: KnownEvents) -> None:
     """Decode (and audit the hands it holds whole) the next batch in a helper thread
     while this one writes the last (DuckDB releases the interpreter while it inserts and
     commits, so on two cores the two overlap). The log itself is read only by this thread
@@ -136,7 +167,6 @@ def _load_batches(event_log: EventLog, warehouse: str | Path, names: tuple[str, 
             return None
         return records, pool.submit(decode, records, event_log.positions(records))
 
-    known = KnownEvents()  # the stored events' ids, for de-duplication without a join
     with ThreadPoolExecutor(1, thread_name_prefix="uth-decode") as pool:
         ahead = submit(pool)
         while ahead is not None:

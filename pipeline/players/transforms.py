@@ -24,12 +24,14 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 
+from pipeline.players.sums import Kept, add_regulars, regulars_row, save, seat_state
 from pipeline.warehouse import CONFLICT_LOSERS, META
 
 if TYPE_CHECKING:
     from events.protection.hands import SeatHands
 
 BATCH = 20_000
+PLAYER_TABLES = ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts")
 RATING_COLUMNS = ("player", "gaming_day", "table_id", "hands", "hours", "avg_ante",
                   "avg_wager", "handle", "theo_base", "theo_trips", "theo_win",
                   "decision_cost", "dispute_adjustment", "actual_win", "win_minus_theo",
@@ -40,27 +42,40 @@ ALERT_COLUMNS = ("player", "table_id", "seats", "hands", "decisions", "score", "
 # the state's version: a warehouse built by another (or whose players step was cut short
 # by hand) has its player tables rebuilt from every event on its next load
 BUILT_FROM = "players_built_from_events_v2"
-VERSION = "sums-5"  # with the sign tests of every street, and the squares by dealer
+VERSION = "sums-6"  # with the dealers' regulars (read by look-ups: ``sums``)
+FORMER_VERSION = "sums-5"  # the same rows but the regulars: those are added to it
 # an ``events`` row's columns as :func:`pipeline.hands.transforms.stored_events` reads
 # them (times to the millisecond, as protection has always read them)
 _EVENT_COLUMNS = """event_id, type, schema_version, table_id, hand_id, seq,
     strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS occurred_at,
     CAST(payload AS VARCHAR) AS payload"""
 _WORK = "players_work"
-_IN_WORK = (f"EXISTS (SELECT 1 FROM {_WORK} w WHERE w.hand_id = events.hand_id "
+# where the next players step starts reading ``events`` (a ``rowid``: ``events`` only
+# grows): the first event of the oldest hand it left in play, or the events stored when it
+# began; so a load reads the events stored since, never every stored event
+FROM_ROW = "players_from_row"
+
+
+def _in_work(since: int) -> str:
+    """An event of a hand at work (stored from row ``since`` on)."""
+    return (f"rowid >= {int(since)} AND hand_id IN (SELECT hand_id FROM {_WORK}) AND "
+            f"EXISTS (SELECT 1 FROM {_WORK} w WHERE w.hand_id = events.hand_id "
             "AND w.table_id IS NOT DISTINCT FROM events.table_id)")
 
 
-def _decoded(con: duckdb.DuckDBPyConnection, where: str, params: list[Any],
-             order: str) -> Iterator[list[Any]]:
-    """The stored events matching ``where`` (those a sequence conflict left out excepted),
-    in batches, each built from its Arrow batch of columns (no event JSON rendered and
-    decoded again)."""
+def _decoded(con: duckdb.DuckDBPyConnection, wheres: list[str], order: str
+             ) -> Iterator[list[Any]]:
+    """The stored events matching any of ``wheres`` (those a sequence conflict left out
+    excepted), in batches, each built from its Arrow batch of columns (no event JSON
+    rendered and decoded again). (One query per condition, put together: DuckDB scans
+    every row for a disjunction, but prunes by ``rowid`` and joins a condition alone.)"""
     from pipeline.hands.transforms import stored_events
 
-    reader = con.sql(f"""SELECT {_EVENT_COLUMNS} FROM events
-        WHERE {where} AND event_id NOT IN {CONFLICT_LOSERS}
-        ORDER BY {order}""", params=params).to_arrow_reader(BATCH)
+    union = " UNION ALL ".join(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {where}"
+                               for where in wheres)
+    reader = con.sql(f"""SELECT * FROM ({union})
+        WHERE event_id NOT IN {CONFLICT_LOSERS}
+        ORDER BY {order}""").to_arrow_reader(BATCH)
     for batch in reader:
         if batch.num_rows:
             yield stored_events(batch)
@@ -89,14 +104,15 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[Any]],
 def _reset(con: duckdb.DuckDBPyConnection) -> None:
     """Forget the kept sums and queue every hand: the next step rebuilds from every event."""
     for table in ("protection_sums", "protection_hands", "protection_seat_hands",
-                  "protection_disputes", "pending.players"):
+                  "protection_disputes", "pending.players", *PLAYER_TABLES):
         con.execute(f"DELETE FROM {table}")
     con.execute("""INSERT INTO pending.players SELECT DISTINCT table_id, hand_id FROM events
         WHERE hand_id IS NOT NULL""")
+    con.execute(f"DELETE FROM {META} WHERE key = ?", [FROM_ROW])  # every event read again
 
 
-def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]]
-                   ) -> tuple[Any, list[Any], list[tuple[str, str, str]]]:
+def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]],
+                   since: int) -> tuple[Any, list[Any], list[tuple[str, str, str]]]:
     """The resolved disputes of the hands at work not applied yet: those of hands still to
     score (as their adjustments), those of hands scored before (to adjust their slips),
     and all of them as (table, hand, event id)."""
@@ -104,8 +120,8 @@ def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]]
     from events.protection.hands import Adjustments
 
     fresh, late, ids = Adjustments(), [], []
-    for events in _decoded(con, f"""type = 'DisputeResolved' AND {_IN_WORK}
-            AND event_id NOT IN (SELECT event_id FROM protection_disputes)""", [],
+    for events in _decoded(con, [f"""type = 'DisputeResolved' AND {_in_work(since)}
+            AND event_id NOT IN (SELECT event_id FROM protection_disputes)"""],
                            "table_id, seq"):
         for ev in events:
             if not isinstance(ev, DisputeResolved) or ev.hand_id is None:
@@ -118,30 +134,6 @@ def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]]
     return fresh, late, ids
 
 
-def _state(con: duckdb.DuckDBPyConnection) -> tuple[Any, Any, dict[str, int]]:
-    from events.protection.state import load
-
-    rows = con.execute("SELECT kind, key, value FROM protection_sums").fetchall()
-    tally, sessions = load((k, key, v) for k, key, v in rows if k != "ordinal")
-    ordinals = {key: int(v) for k, key, v in rows if k == "ordinal"}
-    return tally, sessions, ordinals
-
-
-def _save(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str]]) -> None:
-    if not rows:
-        return
-    con.register("sums_rows", pa.table({
-        "kind": pa.array([r[0] for r in rows], pa.string()),
-        "key": pa.array([r[1] for r in rows], pa.string()),
-        "value": pa.array([r[2] for r in rows], pa.string())}))
-    try:
-        con.execute("""DELETE FROM protection_sums s USING sums_rows r
-            WHERE s.kind = r.kind AND s.key = r.key""")
-        con.execute("INSERT INTO protection_sums SELECT kind, key, value FROM sums_rows")
-    finally:
-        con.unregister("sums_rows")
-
-
 class _Touched:
     """The keys of the sums a load changed (only their rows are written back)."""
 
@@ -152,6 +144,8 @@ class _Touched:
         self.slips: set[tuple[str, str]] = set()
         self.seats: set[tuple[str, int]] = set()
         self.seat_rows: list[list[Any]] = []
+        self.regulars: set[str] = set()  # dealers whose regulars changed
+        self.assessed_dealers: set[str] = set()  # dealers whose alert may have changed
 
     def add(self, sh: SeatHands, players: list[str], days: list[str]) -> None:
         self.players.update(players)
@@ -164,24 +158,30 @@ class _Touched:
                                                 days, strict=True)]
 
 
-def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int
+def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int, since: int
                      ) -> tuple[Any, _Touched, int]:
     """Fold, score and add up the hands at work that ended; keep those still in play.
-    The tally, the keys it changed, and the seat-hands scored."""
+    Their sums added to the stored sums of the keys they touch (:mod:`pipeline.players.
+    sums`, read by look-ups), the keys it changed, and the seat-hands scored."""
     from events.contract.schemas import DisputeResolved
     from events.localtime import zone_name
     from events.protection.hands import SeatHandCollector
     from events.protection.report import SEED, SLICE, Scorer
+    from events.protection.tally import Tally
 
+    stored = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
     scored = {(t, h) for t, h in con.execute(f"""SELECT p.table_id, p.hand_id
         FROM protection_hands p JOIN {_WORK} w ON p.hand_id = w.hand_id
             AND p.table_id IS NOT DISTINCT FROM w.table_id WHERE p.ended""").fetchall()}
     resumed = {(t, h): int(n) for t, h, n in con.execute(
         "SELECT table_id, hand_id, ordinal FROM protection_hands WHERE NOT ended").fetchall()}
-    tally, sessions, ordinals = _state(con)
-    fresh, late, dispute_ids = _late_disputes(con, scored)
+    tables = {t for (t,) in con.execute(
+        f"SELECT DISTINCT table_id FROM {_WORK} WHERE table_id IS NOT NULL").fetchall()}
+    sessions, ordinals = seat_state(con, tables)
+    fresh, late, dispute_ids = _late_disputes(con, scored, since)
     folder = SeatHandCollector(fresh, ordinals, resumed)
-    scorer = Scorer(SEED, (day_start_minutes, zone_name()), tally, sessions)
+    new = Tally()  # the sums of this load's hands alone
+    scorer = Scorer(SEED, (day_start_minutes, zone_name()), new, sessions)
     touched = _Touched()
     seat_hands = 0
 
@@ -192,50 +192,104 @@ def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int
             touched.add(sh, players, days)
         seat_hands += len(sh)
 
-    where = (f"(({_IN_WORK}) OR (type = 'TableOpened' AND table_id IN "
-             f"(SELECT table_id FROM {_WORK})))")
-    for events in _decoded(con, where, [], "table_id, seq"):
+    wheres = [_in_work(since),
+              f"type = 'TableOpened' AND table_id IN (SELECT table_id FROM {_WORK})"]
+    for events in _decoded(con, wheres, "table_id, seq"):
         folder.feed(ev for ev in events
                     if (getattr(ev, "table_id", None), getattr(ev, "hand_id", None))
                     not in scored and type(ev) is not DisputeResolved)
         if folder.pending >= SLICE:
             add(folder.take())
     add(folder.take())
-    _adjust_late(con, tally, late, touched)
+    adjustments = _late_adjustments(con, late)
     ended = [[t, h, -1, True] for t, h in folder.ended]
     still = [[t, h, n, False] for t, h, n in folder.open_hands()]
     con.execute(f"""DELETE FROM protection_hands p USING {_WORK} w
         WHERE p.hand_id = w.hand_id AND p.table_id IS NOT DISTINCT FROM w.table_id
             AND NOT p.ended""")
     _insert(con, "protection_hands", ended + still)
+    _set_from_row(con, since, stored, still)
     _insert(con, "protection_seat_hands", touched.seat_rows)
     # a dispute of a hand still in play is read again with its hand
     done = scored | folder.ended
     _insert(con, "protection_disputes", [[i] for t, h, i in dispute_ids if (t, h) in done])
+    kept = _kept_with(con, new, adjustments, touched)
     from events.protection.state import rows_of
 
-    rows = rows_of(tally, scorer.sessions, touched.players, touched.dealers, touched.tables,
-                   touched.slips, touched.seats)
+    rows = rows_of(kept.tally, scorer.sessions, touched.players, touched.dealers,
+                   touched.tables, touched.slips, touched.seats)
     rows += [("ordinal", t, str(n)) for t, n in folder.ordinals.items()]
-    _save(con, rows)
-    return tally, touched, seat_hands
+    rows += [regulars_row(d, kept.regulars[d]) for d in touched.regulars]
+    save(con, rows)
+    return kept, touched, seat_hands
 
 
-def _adjust_late(con: duckdb.DuckDBPyConnection, tally: Any, late: list[Any],
-                 touched: _Touched) -> None:
+def _from_row(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute(f"SELECT value FROM {META} WHERE key = ?", [FROM_ROW]).fetchall()
+    return int(row[0][0]) if row else 0
+
+
+def _set_from_row(con: duckdb.DuckDBPyConnection, since: int, stored: int,
+                  still: list[list[Any]]) -> None:
+    """Where the next players step reads from: the first event of the hands left in play
+    (they are read again whole), else the events stored when this one began."""
+    first = None
+    if still:
+        first = con.execute(f"""SELECT min(e.rowid) FROM events e
+            SEMI JOIN (SELECT table_id, hand_id FROM protection_hands WHERE NOT ended) p
+                ON e.hand_id = p.hand_id AND e.table_id IS NOT DISTINCT FROM p.table_id
+            WHERE e.rowid >= {int(since)}""").fetchall()[0][0]
+    con.execute(f"DELETE FROM {META} WHERE key = ?", [FROM_ROW])
+    con.execute(f"INSERT INTO {META} VALUES (?, ?)",
+                [FROM_ROW, str(stored if first is None else min(int(first), stored))])
+
+
+def _kept_with(con: duckdb.DuckDBPyConnection, new: Any,
+               adjustments: list[tuple[tuple[str, str], int]], touched: _Touched) -> Kept:
+    """The stored sums of the keys this load's hands (and late disputes) touch, with the
+    new hands' sums added, the late disputes applied, the dealers' regulars brought up to
+    date, and every dealer whose alert may have changed read with all its regulars."""
+    from events.protection.assess import DEALER_MIN_HANDS
+    from events.protection.state import add_sums
+
+    touched.players = set(new.players) | {key[0] for key, _ in adjustments}
+    touched.dealers, touched.tables = set(new.dealers), set(new.tables)
+    touched.slips = set(new.slips)
+    kept = Kept.read(con, touched.players, touched.dealers, touched.tables)
+    add_sums(kept.tally, new)
+    for key, adjustment in adjustments:
+        slip = kept.tally.slips.get(key)
+        if slip is not None:
+            slip.adjustment += adjustment
+            touched.slips.add(key)
+    for player, sums in new.players.items():
+        for dealer in sums.dealers:
+            regulars = kept.regulars.setdefault(dealer, set())
+            if (player not in regulars
+                    and kept.tally.players[player].dealers[dealer].n >= DEALER_MIN_HANDS):
+                regulars.add(player)
+                touched.regulars.add(dealer)
+    touched.assessed_dealers = set(touched.dealers) | {
+        d for p in touched.players if p in kept.tally.players
+        for d, pair in kept.tally.players[p].dealers.items() if pair.n >= DEALER_MIN_HANDS}
+    kept.more(con, dealers=touched.assessed_dealers)
+    kept.more(con, players={p for d in touched.assessed_dealers
+                            for p in kept.regulars.get(d, ())})
+    return kept
+
+
+def _late_adjustments(con: duckdb.DuckDBPyConnection, late: list[Any]
+                      ) -> list[tuple[tuple[str, str], int]]:
     """A resolved dispute of a hand scored by an earlier load: the slip of that seat's
-    player and gaming day, only, takes the adjustment."""
+    player and gaming day, only, takes the adjustment. (slip key, adjustment) each."""
+    out = []
     for ev in late:
         found = con.execute("""SELECT player, gaming_day FROM protection_seat_hands
             WHERE table_id IS NOT DISTINCT FROM ? AND hand_id = ? AND seat = ?""",
                             [ev.table_id, ev.hand_id, ev.payload.seat]).fetchall()
-        if not found:
-            continue
-        key = (str(found[0][0]), str(found[0][1]))
-        slip = tally.slips.get(key)
-        if slip is not None:
-            slip.adjustment += ev.payload.adjustment
-            touched.slips.add(key)
+        if found:
+            out.append(((str(found[0][0]), str(found[0][1])), int(ev.payload.adjustment)))
+    return out
 
 
 def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
@@ -245,6 +299,10 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     when nothing was waiting). ``force``, or a warehouse whose state is of another
     version: rebuilt from every event."""
     built = con.execute(f"SELECT value FROM {META} WHERE key = ?", [BUILT_FROM]).fetchall()
+    if built and built[0][0] == FORMER_VERSION and not force:
+        add_regulars(con)  # the same sums, and who each dealer's regulars are
+        built = [(VERSION,)]
+        _stamp(con)
     if force or not built or built[0][0] != VERSION:
         _reset(con)
     elif not con.execute("SELECT count(*) FROM pending.players").fetchall()[0][0]:
@@ -253,50 +311,83 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
         FROM (SELECT table_id, hand_id FROM pending.players
               UNION ALL SELECT table_id, hand_id FROM protection_hands WHERE NOT ended)""")
     try:
-        tally, _, seat_hands = _score_new_hands(con, day_start_minutes)
+        kept, touched, seat_hands = _score_new_hands(con, day_start_minutes, _from_row(con))
     finally:
         con.execute(f"DROP TABLE IF EXISTS {_WORK}")
     con.execute("DELETE FROM pending.players")
-    counts = _write_tables(con, tally)
-    con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
-    con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, VERSION])
+    _write_tables(con, kept, touched)
+    counts = {table: int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+              for table in PLAYER_TABLES}
+    _stamp(con)
     return {**counts, "seat_hands_scored": seat_hands}
 
 
-def _write_tables(con: duckdb.DuckDBPyConnection, tally: Any) -> dict[str, int]:
-    """The player tables, from the sums (as ``uth protect`` reports them)."""
-    from events.protection.report import report_of
+def _stamp(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(f"DELETE FROM {META} WHERE key = ?", [BUILT_FROM])
+    con.execute(f"INSERT INTO {META} VALUES (?, ?)", [BUILT_FROM, VERSION])
 
-    report = report_of(tally, ratings=True)
-    slips = report.slips
-    scores = {a.player: (a.score, a.flagged) for a in report.assessments}
-    con.execute("DELETE FROM player_ratings")
-    _insert(con, "player_ratings", [
-        [s.player, s.gaming_day, s.table_id, s.hands, s.seconds / 3600.0, s.avg_ante,
-         s.avg_wager, s.handle, s.theo_base, s.theo_trips, s.theo_win, s.decision_cost,
-         s.dispute_adjustment, s.actual_win, s.win_minus_theo,
-         scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1]]
-        for s in slips], RATING_COLUMNS)
-    con.execute("""UPDATE player_ratings r SET currency = c.currency
-        FROM (SELECT table_id, any_value(currency) AS currency FROM hands GROUP BY table_id) c
-        WHERE c.table_id = r.table_id""")
-    flagged = [a for a in report.assessments if a.flagged]
-    con.execute("DELETE FROM player_alerts")
+
+def _part(tally: Any, players: set[str], dealers: set[str]) -> Any:
+    """A tally holding these players' (and their slips') and dealers' sums of ``tally``."""
+    from events.protection.tally import Tally
+
+    part = Tally()
+    part.players = {p: tally.players[p] for p in sorted(players) if p in tally.players}
+    part.dealers = {d: tally.dealers[d] for d in sorted(dealers) if d in tally.dealers}
+    part.slips = {k: s for k, s in tally.slips.items() if k[0] in players}
+    part.rulesets = tally.rulesets
+    return part
+
+
+def _write_tables(con: duckdb.DuckDBPyConnection, kept: Kept, touched: _Touched) -> None:
+    """The player tables' rows of the players and dealers this load touched, from the sums
+    (as ``uth protect`` reports them): a player's rating slips and alert, a dealer's alert,
+    each read from their own sums only (:mod:`pipeline.players.sums`)."""
+    from events.protection.assess import DEALER_MIN_HANDS, MIN_HANDS, THRESHOLD, assess_players
+    from events.protection.dealers import dealer_alerts
+    from events.protection.ratings import slips_of
+
+    players = touched.players
+    assessments = assess_players(_part(kept.tally, players, set()))
+    slips = slips_of(_part(kept.tally, players, set()))
+    scores = {a.player: (a.score, a.flagged) for a in assessments}
+    con.register("touched_players", pa.table({"player": pa.array(sorted(players), pa.string())}))
+    con.register("touched_dealers", pa.table({
+        "dealer_id": pa.array(sorted(touched.assessed_dealers), pa.string())}))
+    try:
+        for table in ("player_ratings", "player_alerts", "player_alert_dealers"):
+            con.execute(f"DELETE FROM {table} WHERE player IN (SELECT player FROM "
+                        "touched_players)")
+        con.execute("DELETE FROM dealer_alerts WHERE dealer_id IN (SELECT dealer_id FROM "
+                    "touched_dealers)")
+        _insert(con, "player_ratings", [
+            [s.player, s.gaming_day, s.table_id, s.hands, s.seconds / 3600.0, s.avg_ante,
+             s.avg_wager, s.handle, s.theo_base, s.theo_trips, s.theo_win, s.decision_cost,
+             s.dispute_adjustment, s.actual_win, s.win_minus_theo,
+             scores.get(s.player, (None, False))[0], scores.get(s.player, (None, False))[1]]
+            for s in slips], RATING_COLUMNS)
+        con.execute("""UPDATE player_ratings r SET currency = c.currency
+            FROM (SELECT table_id, any_value(currency) AS currency FROM hands
+                  WHERE table_id IN (SELECT DISTINCT r.table_id FROM player_ratings r
+                      SEMI JOIN touched_players t ON r.player = t.player)
+                  GROUP BY table_id) c
+            WHERE c.table_id = r.table_id AND r.player IN (SELECT player FROM touched_players)""")
+    finally:
+        con.unregister("touched_players")
+        con.unregister("touched_dealers")
+    flagged = [a for a in assessments if a.flagged]
     _insert(con, "player_alerts", [
         [a.player, a.table_id, ",".join(map(str, a.seats)), a.hands, a.decisions, a.score,
          a.z_both, a.z_one, a.pattern, a.gain, json.dumps(list(a.evidence)),
          a.dealers[0].dealer_id if a.dealers else None, a.only_with_dealer, a.test,
          ",".join(a.streets), a.crossed_on] for a in flagged], ALERT_COLUMNS)
-    con.execute("DELETE FROM player_alert_dealers")
-    dealer_rows = [[a.player, d.dealer_id, d.hands, d.gain, d.z] for a in flagged
-                   for d in a.dealers]
-    _insert(con, "player_alert_dealers", dealer_rows)
-    dealers = [d for d in report.dealer_alerts if d.flagged]
-    con.execute("DELETE FROM dealer_alerts")
+    _insert(con, "player_alert_dealers", [[a.player, d.dealer_id, d.hands, d.gain, d.z]
+                                          for a in flagged for d in a.dealers])
+    around = _part(kept.tally, kept.players, touched.assessed_dealers)
+    dealers = [d for d in dealer_alerts(around, min(MIN_HANDS, DEALER_MIN_HANDS), THRESHOLD)
+               if d.flagged]
     _insert(con, "dealer_alerts", [
         [d.dealer_id, ",".join(d.tables), d.hands, d.seat_hands, d.score, *d.z, d.contrast,
          d.pattern, d.gain, json.dumps(list(d.evidence)),
          json.dumps([{"player": p, "gain_antes": round(g, 2)} for p, g in d.players])]
         for d in dealers])
-    return {"player_ratings": len(slips), "player_alerts": len(flagged),
-            "player_alert_dealers": len(dealer_rows), "dealer_alerts": len(dealers)}
