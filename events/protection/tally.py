@@ -15,7 +15,10 @@ exact, whatever the order they are added in: each seat-hand's figures are rounde
 multiple of 2^-24 before they are added (a float sum of such numbers is exact while it
 stays under 2^29), and hands of equal strength are ranked by their ids. So the same
 seat-hands give the same sums in one slice or many, in any order (the warehouse adds
-each load's hands to the sums it keeps).
+each load's hands to the sums it keeps). For the same reason two tallies of different
+hands merge exactly (:meth:`Tally.merge`): counts and sums add, the strongest hands are
+merged, and the result does not depend on the order (``uth reaudit`` sums each table's
+history on its own and merges them).
 """
 
 from __future__ import annotations
@@ -83,6 +86,20 @@ class PairSums:
     # the same player's hands with other dealers)
     squares: list[float] = field(default_factory=_tests)
 
+    def add(self, other: PairSums) -> None:
+        self.n += other.n
+        _add(self.gain, other.gain)
+        _add(self.var, other.var)
+        self.top = [_merge(a, b) for a, b in zip(self.top, other.top, strict=True)]
+        _add(self.sign, other.sign)
+        _add(self.sign_var, other.sign_var)
+        _add(self.squares, other.squares)
+
+
+def _add(into: list[float], more: list[float]) -> None:
+    for k, x in enumerate(more):
+        into[k] += x
+
 
 @dataclass
 class PlayerSums:
@@ -95,17 +112,16 @@ class PlayerSums:
         """The player's seat-hands with every dealer."""
         out = PairSums()
         for p in self.dealers.values():
-            out.n += p.n
-            for k in range(VERSIONS):
-                out.gain[k] += p.gain[k]
-                out.var[k] += p.var[k]
-                out.top[k] = _merge(out.top[k], p.top[k])
-            for k in range(SIGN_TESTS):
-                out.sign[k] += p.sign[k]
-                out.sign_var[k] += p.sign_var[k]
-            for k in range(VERSIONS + SIGN_TESTS):
-                out.squares[k] += p.squares[k]
+            out.add(p)
         return out
+
+    def add(self, other: PlayerSums) -> None:
+        for dealer, p in other.dealers.items():
+            self.dealers.setdefault(dealer, PairSums()).add(p)
+        self.decisions += other.decisions
+        self.seats |= other.seats
+        for table, n in other.tables.items():
+            self.tables[table] = self.tables.get(table, 0) + n
 
 
 @dataclass
@@ -116,6 +132,11 @@ class HandSums:
     n: int = 0
     total: list[float] = field(default_factory=_three)
     squares: list[float] = field(default_factory=_three)
+
+    def add(self, other: HandSums) -> None:
+        self.n += other.n
+        _add(self.total, other.total)
+        _add(self.squares, other.squares)
 
     def minus(self, other: HandSums) -> HandSums:
         return HandSums(self.n - other.n,
@@ -129,6 +150,13 @@ class DealerSums:
     seat_hands: int = 0
     at_table: dict[str, HandSums] = field(default_factory=dict)
     top: list[Top] = field(default_factory=_tops)  # hands by their summed gain
+
+    def add(self, other: DealerSums) -> None:
+        self.hands.add(other.hands)
+        self.seat_hands += other.seat_hands
+        for table, h in other.at_table.items():
+            self.at_table.setdefault(table, HandSums()).add(h)
+        self.top = [_merge(a, b) for a, b in zip(self.top, other.top, strict=True)]
 
 
 @dataclass
@@ -147,6 +175,18 @@ class SlipSums:
     # sums and null variances: what the sequential test adds up day after day
     stats: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
     stat_var: list[float] = field(default_factory=lambda: [0.0] * (VERSIONS + SIGN_TESTS))
+
+    def add(self, other: SlipSums) -> None:
+        for name in ("hands", "ante", "wager", "result", "adjustment", "cost"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for table, (n, start, end) in other.tables.items():
+            span = self.tables.setdefault(table, [0, start, end])
+            span[:] = [span[0] + n, min(span[1], start), max(span[2], end)]
+        for ruleset, (antes, trips) in other.stakes.items():
+            stake = self.stakes.setdefault(ruleset, [0, 0])
+            stake[:] = [stake[0] + antes, stake[1] + trips]
+        _add(self.stats, other.stats)
+        _add(self.stat_var, other.stat_var)
 
 
 def first_most(counts: dict[str, int]) -> str:
@@ -196,6 +236,22 @@ class Tally:
         tally = cls()
         tally.add(sh, gains, players, days, costs)
         return tally
+
+    def merge(self, other: Tally) -> None:
+        """Add the sums of ``other`` (of other hands) to these: exactly, so that merging
+        the tallies of any split of the hands, in any order, gives the sums of adding them
+        all to one (``other`` is left as it was)."""
+        for key, p in other.players.items():
+            self.players.setdefault(key, PlayerSums()).add(p)
+        for key, d in other.dealers.items():
+            self.dealers.setdefault(key, DealerSums()).add(d)
+        for key, h in other.tables.items():
+            self.tables.setdefault(key, HandSums()).add(h)
+        for slip, s in other.slips.items():
+            self.slips.setdefault(slip, SlipSums()).add(s)
+        self.rulesets |= other.rulesets
+        self.seat_hands += other.seat_hands
+        self.hands += other.hands
 
     def add(self, sh: SeatHands, gains: Gains, players: list[str],
             days: list[str] | None = None, costs: FloatArray | None = None) -> None:

@@ -9,7 +9,9 @@ audit code, with the findings ``uth audit`` gives on the source log.
 ``--out`` receives ``hands``, ``wagers`` and ``audit_findings`` as Parquet, each under
 ``output=<table>/`` partitioned by gaming day and table like the archive, with the rollups
 (``table_hold_daily``, ``trips_performance`` and ``dealer_performance``; the spark engine
-computes them by Spark SQL with the warehouse's own SQL text). Without ``--out``
+computes them by Spark SQL with the warehouse's own SQL text) and the player tables
+(``player_ratings``, ``player_alerts``, ``player_alert_dealers``, ``dealer_alerts``: the
+players step on each table's history, the sums merged). Without ``--out``
 the outputs go to a temporary directory, removed after. The summary is ``uth audit``'s
 (``--json``: one object per finding, the summary last); the archive holds each valid
 event once, so nothing is rejected or redelivered in it.
@@ -86,8 +88,10 @@ def _reaudit(args: argparse.Namespace, out: str, day_start: int) -> None:
     spark = session(args.master, memory=args.driver_memory)
     try:
         reaudit_spark(spark, args.archive, out, day_start)
+        from pipeline.reaudit.players import players_spark
         from pipeline.reaudit.rollups import spark_rollups
 
         spark_rollups(spark, out, args.archive)
+        players_spark(spark, out, args.archive, day_start)
     finally:
         spark.stop()

@@ -16,8 +16,10 @@ the hands that are plain.
    over its events (:func:`pipeline.reaudit.groups.audit_group`), which words the
    findings.
 5. The rows, the sequence findings and the events the rollups read (buy-ins, openings) go
-   into an in-memory warehouse, whose rollup steps run as a load runs them; the six
-   outputs are written as Parquet (:func:`pipeline.reaudit.local.write_table`).
+   into an in-memory warehouse, whose rollup steps run as a load runs them; the player
+   tables are the players step's, a table at a time, the sums merged
+   (:func:`pipeline.reaudit.players.players_duckdb`); the outputs are written as Parquet
+   (:func:`pipeline.reaudit.local.write_table`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from pipeline.hands.findings import (
 from pipeline.hands.transforms import HANDS_SCHEMA, WAGERS_SCHEMA
 from pipeline.reaudit.groups import EVENT_COLUMNS, OUTPUTS, audit_group
 from pipeline.reaudit.hand_columns import event_columns, payload_fields
+from pipeline.reaudit.players import players_duckdb
 from pipeline.warehouse import _DDL_SCRIPT as WAREHOUSE_DDL  # (warehouse.py is full)
 from pipeline.warehouse import check_meta, check_zone_meta, gaming_day_sql, memory_limit
 
@@ -96,6 +99,8 @@ def reaudit_columns(archive: str | Path, out: Path, day_start_minutes: int,
             done("the other hands by the reference")
             rollup(con, certified, reference, sequence, day_start_minutes)
             done("rollups")
+            players_duckdb(con, day_start_minutes, kept="ev")  # the conflicts' losers left out
+            done("player tables")
             for name in (*OUTPUTS, *rollups):
                 write(con, name, out / f"output={name}")
             done("outputs written")

@@ -18,6 +18,7 @@ import dagster as dg
 from dagster_pyspark import PySparkResource
 
 from pipeline.reaudit.compare import compare_sample
+from pipeline.reaudit.players import players_spark
 from pipeline.reaudit.rollups import spark_rollups
 from pipeline.reaudit.spark import reaudit_spark, spark_conf, use_this_python
 from pipeline.warehouse import parse_day_start
@@ -35,11 +36,15 @@ class ReauditPaths(dg.ConfigurableResource):  # type: ignore[type-arg]
 
 @dg.asset(description="Every hand of the Parquet archive audited again on Spark: hands, "
           "wagers and audit_findings under output=<table>/gaming_day=/table_id=, and the rollups "
-          "table_hold_daily, trips_performance and dealer_performance by Spark SQL.")
+          "table_hold_daily, trips_performance and dealer_performance by Spark SQL, and the "
+          "player tables (player_ratings, player_alerts, player_alert_dealers, dealer_alerts) "
+          "from each table's sums, merged.")
 def reaudit_outputs(pyspark: PySparkResource, paths: ReauditPaths) -> dg.MaterializeResult:
     spark = pyspark.spark_session
-    out = reaudit_spark(spark, paths.archive, paths.out, parse_day_start(paths.gaming_day_start))
+    day_start = parse_day_start(paths.gaming_day_start)
+    out = reaudit_spark(spark, paths.archive, paths.out, day_start)
     rollups = spark_rollups(spark, out, paths.archive)
+    rollups += players_spark(spark, out, paths.archive, day_start)
     return dg.MaterializeResult(metadata={"path": out, "rollups": ", ".join(rollups)})
 
 

@@ -25,6 +25,15 @@ EVENT_COLUMNS = ("event_id", "type", "schema_version", "table_id", "hand_id", "s
                  "occurred_at", "payload", "source", "position")
 DAY_START = "day_start_minutes"  # a column of the group's rows: when a gaming day starts
 
+
+def partition_keys(name: str) -> tuple[str, ...]:
+    """How output table ``name`` is partitioned: by gaming day and table, as the archive;
+    the dealers' rollup by gaming day (it has no table); the alerts not at all (each row
+    is a player's or a dealer's whole history)."""
+    if name in ("player_alerts", "player_alert_dealers", "dealer_alerts"):
+        return ()
+    return ("gaming_day",) if name == "dealer_performance" else ("gaming_day", "table_id")
+
 _TYPES = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(),
           "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(), "DOUBLE": pa.float64(),
           "BOOLEAN": pa.bool_(), "SMALLINT": pa.int16()}

@@ -14,8 +14,9 @@ from pathlib import Path
 from pipeline.analytics.steps import update_rollups
 from pipeline.hands.steps import update_hands
 from pipeline.ingest.steps import restore_archive
-from pipeline.reaudit.groups import OUTPUTS
-from pipeline.warehouse import reading
+from pipeline.reaudit.groups import OUTPUTS, partition_keys
+from pipeline.reaudit.players import PLAYER_TABLES, players_duckdb
+from pipeline.warehouse import reading, writing
 
 ROLLUPS = ("table_hold_daily", "trips_performance", "dealer_performance")
 
@@ -29,7 +30,8 @@ def reaudit_duckdb(archive: str | Path, out: str | Path, day_start_minutes: int,
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    reaudit_columns(archive, out, day_start_minutes, write_table, ROLLUPS, stages)
+    reaudit_columns(archive, out, day_start_minutes, write_table, (*ROLLUPS, *PLAYER_TABLES),
+                    stages)
     return out
 
 
@@ -43,8 +45,10 @@ def reaudit_restored(archive: str | Path, out: str | Path, day_start_minutes: in
         restore_archive(archive, warehouse, day_start_minutes=day_start_minutes)
         update_hands(warehouse, day_start_minutes, workers=workers)
         update_rollups(warehouse)
+        with writing(warehouse) as con:
+            players_duckdb(con, day_start_minutes)
         with reading(warehouse) as con:
-            for name in (*OUTPUTS, *ROLLUPS):
+            for name in (*OUTPUTS, *ROLLUPS, *PLAYER_TABLES):
                 write_table(con, name, out / f"output={name}")
     return out
 
@@ -55,10 +59,16 @@ def write_table(con: object, name: str, target: Path) -> None:
     import shutil
 
     shutil.rmtree(target, ignore_errors=True)
-    keys = "gaming_day" if name == "dealer_performance" else "gaming_day, table_id"
+    keys = partition_keys(name)
+    if not keys:  # one file
+        target.mkdir(parents=True)
+        con.execute(  # type: ignore[attr-defined]
+            f"COPY (SELECT * FROM {name}) TO '{_quoted(target / 'data.parquet')}' "
+            "(FORMAT parquet)")
+        return
     con.execute(  # type: ignore[attr-defined]
         f"COPY (SELECT * FROM {name}) TO '{_quoted(target)}' "
-        f"(FORMAT parquet, PARTITION_BY ({keys}), OVERWRITE_OR_IGNORE)")
+        f"(FORMAT parquet, PARTITION_BY ({', '.join(keys)}), OVERWRITE_OR_IGNORE)")
 
 
 def _quoted(path: Path) -> str:

@@ -19,7 +19,7 @@ from pipeline.analytics.common import SPARK, ensure_theory
 from pipeline.analytics.dealers.transforms import DEALER_KEYS, dealers_sql
 from pipeline.analytics.hold.transforms import HOLD_KEYS, hold_sql
 from pipeline.analytics.trips.transforms import PERFORMANCE_SQL, TRIPS_BASE
-from pipeline.reaudit.groups import table_schema
+from pipeline.reaudit.groups import partition_keys, table_schema
 
 SPARK_ROLLUPS = ("table_hold_daily", "trips_performance", "dealer_performance")
 
@@ -111,6 +111,6 @@ def _write(df: Any, out: str, name: str) -> None:
     from pipeline.reaudit.spark import spark_schema
 
     schema = spark_schema(table_schema(name))
-    keys = ["gaming_day"] if name == "dealer_performance" else ["gaming_day", "table_id"]
+    keys = partition_keys(name)
     (df.select(*[F.col(f.name).cast(f.dataType) for f in schema.fields])
      .write.mode("overwrite").partitionBy(*keys).parquet(f"{out}/output={name}"))

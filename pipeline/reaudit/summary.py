@@ -27,8 +27,13 @@ class ReauditReport:
 def parquet(root: Path, name: str) -> str:
     """SQL reading output table ``name`` (``out/output=<name>/``; its partition columns
     typed)."""
+    from pipeline.reaudit.groups import partition_keys
+
     where = str(root / f"output={name}" / "**" / "*.parquet").replace("'", "''")
-    table = "" if name == "dealer_performance" else ", 'table_id': VARCHAR"
+    keys = partition_keys(name)
+    if not keys:
+        return f"read_parquet('{where}', union_by_name = true)"
+    table = ", 'table_id': VARCHAR" if "table_id" in keys else ""
     return (f"read_parquet('{where}', hive_partitioning = true, union_by_name = true, "
             f"hive_types = {{'gaming_day': DATE{table}}})")
 

@@ -11,13 +11,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import events.protection.report as report_module
 from events.protection.assess import assess_players, player_keys
 from events.protection.dealers import dealer_alerts
 from events.protection.ratings import decision_costs, gaming_days, slips_of
-from events.protection.report import slices
+from events.protection.report import report_of, slices
 from events.protection.scoring import Gains
+from events.protection.state import rows_of
 from events.protection.tally import Tally
 from events.sim.simulation import SimConfig, simulate
 from pipeline.commands.protect import protect_source
@@ -123,3 +126,64 @@ def test_the_report_is_built_a_slice_at_a_time(mixed_floor: Path,
     assert sum(s.dispute_adjustment for s in whole.slips) == int(sh.adjustment.sum())
     assert [a.player for a in sorted(sliced.assessments, key=lambda a: a.player)] == [
         a.player for a in sorted(whole.assessments, key=lambda a: a.player)]
+
+
+@pytest.fixture(scope="module")
+def mixed_scored(mixed_floor: Path) -> tuple[Any, ...]:
+    """The mixed floor's seat-hands scored once, with their players, days and costs, and
+    its slices of whole hands (about 97 seat-hands each) as row ranges."""
+    sh, gains, keys = scored(mixed_floor)
+    days = gaming_days(sh.started_ms, 360, "UTC")
+    costs = decision_costs(sh, gains, np.random.default_rng(2222))
+    cuts, lo = [], 0
+    for part in slices(sh, 97):
+        cuts.append((lo, lo + len(part)))
+        lo += len(part)
+    one = _tally_of((sh, gains, keys, days, costs, cuts), list(range(len(cuts))))
+    return (sh, gains, keys, days, costs, cuts, _state(one),
+            report_of(one, min_hands=1, ratings=True))
+
+
+def _tally_of(scored_floor: tuple[Any, ...], parts: list[int]) -> Tally:
+    """The sums of the slices numbered in ``parts``, added to one tally in that order."""
+    sh, gains, keys, days, costs, cuts = scored_floor[:6]
+    tally = Tally()
+    for i in parts:
+        lo, hi = cuts[i]
+        tally.add(sh.rows(lo, hi), _gain_rows(gains, lo, hi), keys[lo:hi], days[lo:hi],
+                  costs[lo:hi])
+    return tally
+
+
+def _state(tally: Tally) -> list[tuple[str, str, str]]:
+    """The tally as the warehouse stores it (JSON numbers: exact), in one order."""
+    return sorted(rows_of(tally, {}))
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_merged_tallies_are_one_pass(mixed_scored: tuple[Any, ...], data: Any) -> None:
+    """Merging tallies is exact and order-free: the hands split into groups (any slices,
+    any order within a group), each group summed on its own and the groups merged in any
+    order, give the very sums (to the last bit) and so the very report of one pass; and
+    folding A then B into one tally equals merging A's tally with B's."""
+    cuts, one, report = mixed_scored[5:]
+    k = data.draw(st.integers(2, 5), label="groups")
+    group = data.draw(st.lists(st.integers(0, k - 1), min_size=len(cuts),
+                               max_size=len(cuts)), label="group of each slice")
+    parts = [data.draw(st.permutations([i for i, g in enumerate(group) if g == j]))
+             for j in range(k)]
+    tallies = [_tally_of(mixed_scored, p) for p in parts]
+    before = [_state(t) for t in tallies]
+    merged = Tally()
+    for j in data.draw(st.permutations(range(k)), label="merge order"):
+        merged.merge(tallies[j])
+    assert [_state(t) for t in tallies] == before  # the merged tallies are left as they were
+    assert _state(merged) == one
+    assert report_of(merged, min_hands=1, ratings=True) == report
+    assert report.assessments and report.slips and report.dealer_alerts
+    a_then_b = _tally_of(mixed_scored, parts[0] + parts[1])
+    a_with_b = _tally_of(mixed_scored, parts[0])
+    a_with_b.merge(tallies[1])
+    assert _state(a_then_b) == _state(a_with_b)

@@ -1,4 +1,5 @@
-"""One floor per module: loaded into a warehouse (with its archive) by ``uth load``."""
+"""One floor for the directory (both engines' modules): loaded into a warehouse (with its
+archive) by ``uth load``; each test writes its outputs in a directory of its own."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from pipeline.reaudit.summary import parquet
 from tests.reaudit.floors import floor_log, load
 
 OUTPUTS = ("hands", "wagers", "audit_findings")
+PLAYER_TABLES = ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     directory = tmp_path_factory.mktemp("reaudit")
     log = floor_log(directory)
@@ -50,3 +52,15 @@ def output_rows(out: Path, name: str, warehouse: Path) -> list[tuple[Any, ...]]:
 def _clean(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Doubles to 9 decimals (a sum's last bit depends on the order it was added in)."""
     return [tuple(round(v, 9) if isinstance(v, float) else v for v in row) for row in rows]
+
+
+def assert_player_tables_equal(out: Path, warehouse: Path) -> None:
+    """The re-audit's player tables are the warehouse's, row for row; and the floor has what
+    makes them a test of merged sums: alerts, and seat sessions whose slips fall on both
+    sides of a gaming day's start (a session split between groups would be two players)."""
+    for name in PLAYER_TABLES:
+        assert output_rows(out, name, warehouse) == warehouse_rows(warehouse, name), name
+    assert warehouse_rows(warehouse, "SELECT player FROM player_ratings GROUP BY player "
+                                     "HAVING count(DISTINCT gaming_day) > 1")
+    assert warehouse_rows(warehouse, "SELECT player FROM player_alerts "
+                                     "WHERE crossed_on IS NOT NULL")

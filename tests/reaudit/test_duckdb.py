@@ -1,5 +1,6 @@
 """``uth reaudit --engine duckdb``: the archive audited again gives the warehouse's hands,
-wagers, findings and rollups row for row, and ``uth audit``'s findings on the source log."""
+wagers, findings, rollups and player tables row for row, and ``uth audit``'s findings on the
+source log."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.reaudit.local import ROLLUPS
-from tests.reaudit.conftest import OUTPUTS, output_rows, warehouse_rows
+from tests.reaudit.conftest import (
+    OUTPUTS,
+    assert_player_tables_equal,
+    output_rows,
+    warehouse_rows,
+)
 
 
 def test_duckdb_engine_equals_the_warehouse(floor: dict[str, Path],
@@ -23,6 +29,7 @@ def test_duckdb_engine_equals_the_warehouse(floor: dict[str, Path],
         want = warehouse_rows(floor["warehouse"], name)
         assert want, name
         assert output_rows(out, name, floor["warehouse"]) == want, name
+    assert_player_tables_equal(out, floor["warehouse"])
     # the findings and summary `uth audit` gives on the source log
     assert main(["audit", "--source", str(floor["log"]), "--json"]) == 0
     audited = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

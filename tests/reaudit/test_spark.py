@@ -1,6 +1,7 @@
 """``uth reaudit --engine spark``: on a floor with mispays, voids, disputes, late,
 redelivered, lost and conflicting events and hands across the gaming-day boundary, Spark's
-hands, wagers and findings equal the warehouse's row for row, and the summary equals
+hands, wagers, findings, rollups and player tables equal the warehouse's row for row, and
+the summary equals
 ``uth audit``'s on the source log. One Spark session (``local[1]``, a small driver) and one
 floor for the module; skipped only where Java is missing."""
 
@@ -17,7 +18,13 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.reaudit.rollups import SPARK_ROLLUPS
-from tests.reaudit.conftest import OUTPUTS, output_rows, warehouse_rows
+from tests.reaudit.conftest import (
+    OUTPUTS,
+    PLAYER_TABLES,
+    assert_player_tables_equal,
+    output_rows,
+    warehouse_rows,
+)
 
 pytestmark = [
     pytest.mark.spark,
@@ -29,21 +36,23 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark", reason="the optional extra spark is not installed")
-    from pipeline.reaudit.spark import session
+    from pipeline.reaudit.spark import SMALL_ARCHIVE_CONF, session
 
-    s = session("local[1]", memory="512m", partitions=2)
+    s = session("local[1]", memory="512m", partitions=1, conf=SMALL_ARCHIVE_CONF)
     yield s
     s.stop()
 
 
 @pytest.fixture(scope="module")
 def spark_out(spark: Any, floor: dict[str, Path]) -> Path:
+    from pipeline.reaudit.players import players_spark
     from pipeline.reaudit.rollups import spark_rollups
     from pipeline.reaudit.spark import reaudit_spark
 
     out = floor["dir"] / "spark-out"
     reaudit_spark(spark, floor["archive"], out, 360)
     assert spark_rollups(spark, str(out), str(floor["archive"])) == list(SPARK_ROLLUPS)
+    assert players_spark(spark, str(out), str(floor["archive"]), 360) == list(PLAYER_TABLES)
     return out
 
 
@@ -69,6 +78,13 @@ def test_spark_rollups_equal_the_warehouse(name: str, spark_out: Path,
     want = warehouse_rows(floor["warehouse"], name)
     assert want
     assert output_rows(spark_out, name, floor["warehouse"]) == want
+
+
+def test_spark_player_tables_equal_the_warehouse(spark_out: Path,
+                                                 floor: dict[str, Path]) -> None:
+    """Each table's history summed in its own group (``applyInArrow``), the sums merged:
+    the warehouse's player ratings and alerts, row for row."""
+    assert_player_tables_equal(spark_out, floor["warehouse"])
 
 
 def test_the_jobs_check_compares_a_sample_with_the_warehouse(
