@@ -7,9 +7,8 @@ the steps of the Dagster graph as plain functions on one write connection
 (no record after the position the warehouse stored, no work waiting, no new seal:
 :mod:`pipeline.ingest.up_to_date`), it changes nothing: it runs the checks and prints them.
 
-A warehouse file changed since the last successful load (cut short, a block overwritten)
-is first read whole, every block's checksum checked (:mod:`pipeline.warehouse_file`); a
-damaged one is refused, naming ``--from-archive``.
+A warehouse file changed since the last load (cut short, a block overwritten) has every
+block's checksum checked first (:mod:`pipeline.warehouse_file`); a damaged one is refused.
 
 Exit status: 0 loaded (or nothing new) and every check passed; 1 a step or a check failed;
 2 bad settings, an archive that cannot be restored, or a damaged warehouse file; 130 a step
@@ -21,7 +20,7 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,8 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
 def follow(args: argparse.Namespace) -> int:
     """Bounded loads at a steady cadence until SIGINT or SIGTERM (the load under way ends
-    first: a stop is never a half-written load, nor a traceback); after each, one line of
-    how current the warehouse is."""
+    first), each followed by one line of how current the warehouse is."""
     import io
     import signal
     import threading
@@ -136,6 +134,7 @@ def follow(args: argparse.Namespace) -> int:
 
     stop = threading.Event()
     args.kept = Kept()  # what a load knows of the stored events, for the next one
+    args.on_signal = stop.set  # a SIGTERM during a load (see _sigterm_interrupts)
 
     def stopping(_sig: int, _frame: Any) -> None:
         stop.set()
@@ -221,7 +220,7 @@ def load_once(args: argparse.Namespace) -> int:
         audit_workers=args.audit_workers, seal_key=args.seal_key,
         seal_past_gaps=args.seal_past_gaps, full_rebuild=args.rebuild_rollups,
         archive_after=args.archive_every if args.follow else 0.0, kept=getattr(args, "kept", None))
-    with _sigterm_interrupts():
+    with _sigterm_interrupts(getattr(args, "on_signal", None)):
         try:
             result = run_load(settings, logging.getLogger("uth.load").info)
         except KeyboardInterrupt:  # before the first step (waiting for the load lock)
@@ -231,10 +230,11 @@ def load_once(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
+def _sigterm_interrupts(on_signal: Callable[[], None] | None = None) -> Iterator[None]:
     """SIGTERM stops a load as Ctrl-C does (a KeyboardInterrupt in the step under way: its
     transaction rolled back, the load told as interrupted), not by ending the process
-    where it stands; the handler in force before comes back after."""
+    where it stands; the handler in force before comes back after. ``on_signal`` is told
+    first: ``--follow`` stops after the load even if a library swallowed the interrupt."""
     import signal
     import threading
 
@@ -243,6 +243,8 @@ def _sigterm_interrupts() -> Iterator[None]:
         return
 
     def interrupt(_sig: int, _frame: Any) -> None:
+        if on_signal is not None:
+            on_signal()
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
@@ -287,16 +289,14 @@ def _said(err: Any, interrupted: bool = False) -> str:
 
 
 def _exception_said(exc: BaseException) -> str:
-    """A step's exception as a person reads it: its message (the root cause's, without
-    the class's module path)."""
+    """A step's exception as a person reads it: its (root cause's) message."""
     while exc.__cause__ is not None and not str(exc).strip():
         exc = exc.__cause__
     return str(exc).strip() or type(exc).__name__
 
 
 def _interrupt(exc: BaseException | None) -> bool:
-    """Whether SIGINT or SIGTERM stopped the step (a KeyboardInterrupt, or a DuckDB query
-    it interrupted)."""
+    """Whether SIGINT or SIGTERM stopped the step (or a DuckDB query it interrupted)."""
     while exc is not None:
         if type(exc).__name__ in INTERRUPTS:
             return True

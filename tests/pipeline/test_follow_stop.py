@@ -53,3 +53,19 @@ def test_freshness_before_the_first_load_completed(tmp_path: Path) -> None:
     duckdb.connect(str(wh)).close()
     line = freshness_line(wh, str(tmp_path / "log.jsonl"), 0.5)
     assert line.startswith("freshness unknown:") and "no load has completed" in line
+
+
+def test_a_sigterm_a_library_swallowed_still_stops_the_follow() -> None:
+    """A SIGTERM during a load raises KeyboardInterrupt in the step under way; where a
+    library catches it and the load ends as if nothing came, the follow loop is still told
+    (it kept loading, deaf to the signal, until killed: seen in the live-floor test)."""
+    from pipeline.commands.load import _sigterm_interrupts
+
+    told: list[bool] = []
+    with _sigterm_interrupts(lambda: told.append(True)):
+        try:  # a library that swallows the interrupt
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+    assert told == [True]
