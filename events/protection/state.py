@@ -14,8 +14,6 @@ from typing import Any
 
 from events.protection.assess import Sessions
 from events.protection.tally import (
-    EVIDENCE_HANDS,
-    VERSIONS,
     DealerSums,
     HandSums,
     PairSums,
@@ -141,77 +139,3 @@ def load(rows: Iterable[tuple[str, str, str]]) -> tuple[Tally, Sessions]:
             tally.hands = int(v["hands"])
             tally.rulesets = set(v["rulesets"])
     return tally, sessions
-
-
-def _add_hand_sums(into: HandSums, part: HandSums) -> None:
-    into.n += part.n
-    for k in range(VERSIONS):
-        into.total[k] += part.total[k]
-        into.squares[k] += part.squares[k]
-
-
-def _add_list(into: list[float], part: list[float]) -> None:
-    for k, x in enumerate(part):
-        into[k] += x
-
-
-def _merge_tops(into: list[Top], part: list[Top]) -> None:
-    for k, top in enumerate(part):
-        into[k] = sorted(into[k] + top)[:EVIDENCE_HANDS]
-
-
-def add_sums(into: Tally, part: Tally) -> None:
-    """Add the sums of ``part`` to ``into``: the sums of both sets of seat-hands, exactly as
-    when one tally had added them all (the figures are exact: ``tally``). So a load adds
-    its new hands' sums to those of the keys they touch, read from the warehouse."""
-    for player, p in part.players.items():
-        mine = into.players.setdefault(player, PlayerSums())
-        for dealer, pair in p.dealers.items():
-            q = mine.dealers.setdefault(dealer, PairSums())
-            q.n += pair.n
-            for into_list, part_list in ((q.gain, pair.gain), (q.var, pair.var),
-                                         (q.sign, pair.sign), (q.sign_var, pair.sign_var),
-                                         (q.squares, pair.squares)):
-                _add_list(into_list, part_list)
-            _merge_tops(q.top, pair.top)
-        mine.decisions += p.decisions
-        mine.seats |= p.seats
-        for table, n in p.tables.items():
-            mine.tables[table] = mine.tables.get(table, 0) + n
-    for dealer, d in part.dealers.items():
-        ours = into.dealers.setdefault(dealer, DealerSums())
-        _add_hand_sums(ours.hands, d.hands)
-        ours.seat_hands += d.seat_hands
-        for table, h in d.at_table.items():
-            _add_hand_sums(ours.at_table.setdefault(table, HandSums()), h)
-        _merge_tops(ours.top, d.top)
-    for table, h in part.tables.items():
-        _add_hand_sums(into.tables.setdefault(table, HandSums()), h)
-    for key, s in part.slips.items():
-        _add_slip(into.slips.setdefault(key, SlipSums()), s)
-    into.rulesets |= part.rulesets
-    into.seat_hands += part.seat_hands
-    into.hands += part.hands
-
-
-def _add_slip(into: SlipSums, part: SlipSums) -> None:
-    into.hands += part.hands
-    into.ante += part.ante
-    into.wager += part.wager
-    into.result += part.result
-    into.adjustment += part.adjustment
-    into.cost += part.cost
-    for table, (n, start, end) in part.tables.items():
-        span = into.tables.get(table)
-        if span is None:
-            into.tables[table] = [n, start, end]
-        else:
-            span[0] += n
-            span[1] = min(span[1], start)
-            span[2] = max(span[2], end)
-    for ruleset, (antes, trips) in part.stakes.items():
-        stake = into.stakes.setdefault(ruleset, [0, 0])
-        stake[0] += antes
-        stake[1] += trips
-    _add_list(into.stats, part.stats)
-    _add_list(into.stat_var, part.stat_var)

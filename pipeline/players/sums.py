@@ -5,7 +5,7 @@ by look-ups, never every stored row (``protection_sums``, rows of
 A load reads the sums of the players its new hands seated (with every gaming day's slip of
 theirs: a player's sequential test runs over all their days), of those hands' dealers and
 tables, the totals, and the seats' sessions and hand ordinals of the tables at work. It
-adds its hands' sums to them (:func:`events.protection.state.add_sums`) and writes back
+adds its hands' sums to them (:meth:`events.protection.tally.Tally.merge`) and writes back
 those keys only.
 
 A dealer's alert compares each of their regulars (the players with at least

@@ -250,13 +250,12 @@ def _kept_with(con: duckdb.DuckDBPyConnection, new: Any,
     new hands' sums added, the late disputes applied, the dealers' regulars brought up to
     date, and every dealer whose alert may have changed read with all its regulars."""
     from events.protection.assess import DEALER_MIN_HANDS
-    from events.protection.state import add_sums
 
     touched.players = set(new.players) | {key[0] for key, _ in adjustments}
     touched.dealers, touched.tables = set(new.dealers), set(new.tables)
     touched.slips = set(new.slips)
     kept = Kept.read(con, touched.players, touched.dealers, touched.tables)
-    add_sums(kept.tally, new)
+    kept.tally.merge(new)
     for key, adjustment in adjustments:
         slip = kept.tally.slips.get(key)
         if slip is not None:
