@@ -151,7 +151,7 @@ def follow(args: argparse.Namespace) -> int:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 code = load_once(args)
             loads += 1
-            if code == INTERRUPTED:  # the signal came during a run: Dagster's handler had it
+            if code == INTERRUPTED:  # the signal came during a load
                 stop.set()
             args.from_archive, args.rebuild_rollups = "", False  # the first load's only
             if code:
@@ -266,9 +266,10 @@ def _shown(key: str, value: Any) -> str:
 
 
 INTERRUPT_ERROR = "DagsterExecutionInterruptedError"
-# what a step's error chain holds when SIGINT or SIGTERM stopped it: Dagster's error, or a
-# DuckDB query interrupted by the signal ("Query interrupted")
+# a step's error chain when a signal stopped it: Dagster's error, or a DuckDB query it
+# interrupted (an InterruptException, or here a RuntimeError saying only "Query interrupted")
 INTERRUPTS = {INTERRUPT_ERROR, "InterruptException", "KeyboardInterrupt"}
+QUERY_INTERRUPTED = "Query interrupted"
 
 
 def _said(err: Any, interrupted: bool = False) -> str:
@@ -298,15 +299,14 @@ def _exception_said(exc: BaseException) -> str:
 def _interrupt(exc: BaseException | None) -> bool:
     """Whether SIGINT or SIGTERM stopped the step (or a DuckDB query it interrupted)."""
     while exc is not None:
-        if type(exc).__name__ in INTERRUPTS:
+        if type(exc).__name__ in INTERRUPTS or str(exc).strip() == QUERY_INTERRUPTED:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
 
 
 def report(result: Any, warehouse: str) -> int:
-    """What a load (:class:`pipeline.load_steps.LoadResult`) did, its checks and the
-    warehouse's counts; the exit status."""
+    """What a load (``load_steps.LoadResult``) did, its checks, the counts; the exit status."""
     from events.logs.kafka_errors import step_said
     from pipeline.terminal import counted
 

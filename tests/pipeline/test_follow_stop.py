@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from events.sim.simulation import SimConfig, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,3 +71,27 @@ def test_a_sigterm_a_library_swallowed_still_stops_the_follow() -> None:
         except KeyboardInterrupt:
             pass
     assert told == [True]
+
+
+def test_a_duckdb_query_the_signal_interrupted_is_a_stop_not_a_failure(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """DuckDB's Python module answers a signal during a query with a plain RuntimeError
+    "Query interrupted"; the live-floor test's follow counted that load as failed."""
+    from types import SimpleNamespace
+
+    from pipeline.commands.load import INTERRUPTED, report
+
+    try:
+        try:
+            raise RuntimeError("Query interrupted")
+        except RuntimeError as inner:
+            raise ValueError("step players") from inner
+    except ValueError as wrapped:
+        error = wrapped
+    for exc in (RuntimeError("Query interrupted"), error):
+        stopped = SimpleNamespace(failed="players", error=exc, meta={})
+        assert report(stopped, "w.duckdb") == INTERRUPTED
+        assert "interrupted (Ctrl-C or SIGTERM)" in capsys.readouterr().err
+    failed = SimpleNamespace(failed="players", error=RuntimeError("disk full"), meta={})
+    assert report(failed, "w.duckdb") == 1
+    assert "players failed: disk full" in capsys.readouterr().err
