@@ -8,7 +8,9 @@ transaction instead of the hand being queued in ``pending.hands``. Its feed is b
 ``FEED_SQL`` builds it (the ``TableOpened`` in force before the hand, the hand's events in
 ``seq`` order, as decoded, their ``seq`` as stored; the auditor takes them without its
 sequencer), so its rows are the ones the audit step would write: a time the warehouse
-holds to the microsecond is the same instant in either's text.
+holds to the microsecond is the same instant in either's text. As in the audit step, the
+plain hands are certified from the batch's columns (:mod:`pipeline.hands.certified`: the
+payloads' JSON parsed once, no event built) and only the others are fed to the auditor.
 
 A hand is left to the audit step (queued, as before) when the batch cannot show all of it:
 
@@ -35,10 +37,13 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from events.contract.schemas import Event
+from events.contract.schemas import Event, TableOpened
+from events.replay.state import TableContext
+from pipeline.hands.certified import certify_batch, with_reference
 from pipeline.hands.findings import FINDINGS_SCHEMA
 from pipeline.hands.transforms import (
     FEED_COLUMNS,
@@ -109,6 +114,7 @@ class IngestAudit:
     opened: dict[str, list[tuple[int, Event, str]]] = field(default_factory=dict)
     unsettled: set[str] = field(default_factory=set)  # tables left to the audit step
     stored: int = 0  # events stored when last seen
+    contexts: dict[str, TableContext] = field(default_factory=dict)  # by TableOpened's id
 
     @classmethod
     def load(cls, con: Connection) -> IngestAudit:
@@ -176,10 +182,46 @@ class IngestAudit:
             ["ord", "table_id", "hand_id", "occurred_at", "position", "seq"]).join(
             hands.select(["hand_id", "seq_min"]), "hand_id", join_type="inner").sort_by(
             [*feed_order, ("seq", "ascending")])
-        feed, audited = self._feed(hands, picked, events)
+        audited, tables, ranges, in_force = self._in_force(hands, picked)
         if not audited:
             return EarlyHands([], HandRows(*_empty_rows()))
-        return EarlyHands(audited, audit_events(feed, audited))
+        # the plain hands certified from the batch's columns (its payloads' JSON, parsed
+        # in one pass), only the others audited by the auditor from their decoded events
+        counts = [end - start for start, end in ranges]
+        take = _rows_of(ranges)
+        ords = picked["ord"].take(take)
+        index = pa.table({
+            "k": pa.array(np.arange(len(audited)), pa.int64()),
+            "hand_id": pa.array(audited, pa.string()),
+            "table_id": pa.array(tables, pa.string()),
+            "tables": pa.array(np.ones(len(audited), np.int64)),
+            "opened_id": pa.array([None if first is None else first.event_id
+                                   for first, _ in in_force], pa.string())})
+        batch = pa.table({
+            "k": pa.array(np.repeat(np.arange(len(audited)), counts), pa.int64()),
+            "type": rows["type"].take(ords), "occurred_at": picked["occurred_at"].take(take),
+            "payload": rows["payload"].take(ords)})
+        contexts = {first.event_id: self._context(first)
+                    for first, _ in in_force if first is not None}
+        hand_rows, wager_rows, refer = certify_batch(index, batch, contexts, 0)
+        if refer:
+            at = {hand_id: i for i, hand_id in enumerate(audited)}
+            referred = [at[hand_id] for hand_id in refer]
+            feed = _feed([ranges[i] for i in referred], [in_force[i] for i in referred],
+                         picked, events)
+            reference = audit_events(feed, refer)
+        else:
+            reference = HandRows(*_empty_rows())
+        return EarlyHands(audited, with_reference((hand_rows, wager_rows), reference,
+                                                  len(take)))
+
+    def _context(self, opened: Event) -> TableContext:
+        """The table context of a ``TableOpened`` (each read once a load)."""
+        context = self.contexts.get(opened.event_id)
+        if context is None:
+            assert isinstance(opened, TableOpened)
+            context = self.contexts[opened.event_id] = TableContext.opened(opened)
+        return context
 
     def _settle(self, rows: pa.Table, events: Sequence[Event]) -> dict[str, int]:
         """Mark the tables this batch unsettles and keep its TableOpened events; the
@@ -202,41 +244,65 @@ class IngestAudit:
                           key=_seq_of)
         return highest
 
-    def _feed(self, hands: pa.Table, picked: pa.Table,
-              events: Sequence[Event]) -> tuple[list[tuple[str, Event]], list[str]]:
-        """The auditor's feed of the ``picked`` rows of ``hands`` (both in feed order), and
-        its hands: the events as decoded, with their ``seq``, each hand after the
-        ``TableOpened`` in force when it began (fed again only when that changes); a hand
-        with a time the warehouse cannot hold as it is (more than six fraction digits) is
-        left out."""
-        ords, positions = picked["ord"].to_pylist(), picked["position"].to_pylist()
+    def _in_force(self, hands: pa.Table, picked: pa.Table
+                  ) -> tuple[list[str], list[str], list[tuple[int, int]], list[InForce]]:
+        """The hands of ``hands`` to audit (both in feed order): their ids, tables, rows
+        in ``picked`` and the ``TableOpened`` in force when each began (with its
+        position). A hand with a time the warehouse cannot hold as it is (more than six
+        fraction digits) is left out."""
         unrendered = _unrendered(picked["occurred_at"], picked["hand_id"])
-        feed: list[tuple[str, Event]] = []
         audited: list[str] = []
+        tables: list[str] = []
+        ranges: list[tuple[int, int]] = []
+        in_force: list[InForce] = []
         table_id = None
         opened: list[tuple[int, Event, str]] = []
         start = 0
-        last: Event | None = None
-        for hand_id, table, count in zip(*(hands[c].to_pylist() for c in (
-                "hand_id", "table_id", "seq_count")), strict=True):
+        for hand_id, table, count, low in zip(*(hands[c].to_pylist() for c in (
+                "hand_id", "table_id", "seq_count", "seq_min")), strict=True):
             end = start + count  # the hand's rows in ``picked``
             if table != table_id:
-                table_id, last = table, None
+                table_id = table
                 opened = self.opened.get(table, [])
-            at = bisect.bisect_left(opened, events[ords[start]].seq, key=_seq_of)
+            at = bisect.bisect_left(opened, low, key=_seq_of)  # its first event's seq
             first, where = opened[at - 1][1:] if at else (None, "")
-            if hand_id in unrendered or (
-                    first is not None and warehouse_time(first.occurred_at) is None):
-                start = end
-                continue
-            audited.append(hand_id)
-            if first is not None and first is not last:
-                feed.append((where, first))
-            last = first
-            feed += zip(positions[start:end], [events[i] for i in ords[start:end]],
-                        strict=True)
+            if hand_id not in unrendered and (
+                    first is None or warehouse_time(first.occurred_at) is not None):
+                audited.append(hand_id)
+                tables.append(table)
+                ranges.append((start, end))
+                in_force.append((first, where))
             start = end
-        return feed, audited
+        return audited, tables, ranges, in_force
+
+
+InForce = tuple[Event | None, str]  # a hand's TableOpened in force (or None), its position
+
+
+def _feed(ranges: Sequence[tuple[int, int]], in_force: Sequence[InForce], picked: pa.Table,
+          events: Sequence[Event]) -> list[tuple[str, Event]]:
+    """The auditor's feed of the hands whose rows in ``picked`` are ``ranges`` (in feed
+    order): the events as decoded, with their ``seq``, each hand after the
+    ``TableOpened`` in force when it began (fed again only when that changes at its
+    table). Only these hands' rows are read out of ``picked``."""
+    rows = picked.select(["ord", "position"]).take(_rows_of(ranges))
+    ords, positions = rows["ord"].to_pylist(), rows["position"].to_pylist()
+    feed: list[tuple[str, Event]] = []
+    last: dict[str, Event] = {}
+    start = 0
+    for (low, high), (first, where) in zip(ranges, in_force, strict=True):
+        if first is not None and last.get(first.table_id) is not first:
+            feed.append((where, first))
+            last[first.table_id] = first
+        end = start + high - low
+        feed += zip(positions[start:end], [events[i] for i in ords[start:end]], strict=True)
+        start = end
+    return feed
+
+
+def _rows_of(ranges: Sequence[tuple[int, int]]) -> pa.Array:
+    """The row numbers of these ranges, in order."""
+    return pa.array(np.concatenate([np.arange(low, high) for low, high in ranges]))
 
 
 def _unrendered(times: pa.ChunkedArray, hands: pa.ChunkedArray) -> set[str]:

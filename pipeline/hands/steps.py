@@ -21,8 +21,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from pipeline.hands import in_play
+from pipeline.hands.certified import audit_feed
 from pipeline.hands.findings import sequence_findings, write_sequence_findings
-from pipeline.hands.transforms import HandRows, audit_feed, read_feed, write_hands
+from pipeline.hands.transforms import HandRows, read_feed, write_hands
 from pipeline.terminal import counted
 from pipeline.warehouse import reading, writing
 
@@ -160,7 +161,7 @@ def update_hands(warehouse: str | Path, day_start_minutes: int, chunk: int = 5_0
     flight: deque[tuple[list[str], list[tuple[str, str]], Future[HandRows]]] = deque()
     if workers > 1:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["pipeline.hands.transforms"])
+        context.set_forkserver_preload(["pipeline.hands.certified"])
         try:
             with ProcessPoolExecutor(workers, mp_context=context, initializer=end_with,
                                      initargs=(os.getpid(),)) as pool:

@@ -2,8 +2,9 @@
 
 A hand is recomputed from all of its events, re-read from the ``events`` table (so a
 dispute arriving weeks later re-audits its hand), plus the ``TableOpened`` in force when
-the hand began (its ruleset and limits). The auditor (``events.audit.auditor``) does the work;
-these functions only feed it and turn its records into Arrow tables.
+the hand began (its ruleset and limits). The plain hands are certified from the feed's
+columns (:mod:`pipeline.hands.certified`); the auditor (``events.audit.auditor``) does the
+others, and these functions feed it and turn its records into Arrow tables.
 
 The feed is built so that a hand's result depends on its own events only, never on which
 other hands share the batch: each table's chunk hands are fed one after the other (each
@@ -79,14 +80,16 @@ SPAN_SQL = "SELECT min(e.rowid), max(e.rowid) FROM events e SEMI JOIN chunk c US
 # rows $lo to $hi: each event's columns in feed order, with its position, its time as
 # ``TIME_FORMAT`` and its payload's JSON (no event JSON is rendered); its table is the
 # hand's (that of its lowest seq: an event of the hand stored at another table is fed
-# with the hand, as the hand's). Conflict losers are the events named by a
-# ``sequence_conflict`` finding (made before the hands are audited).
+# with the hand, as the hand's; ``tables`` counts the tables the hand's events are at).
+# Conflict losers are the events named by a ``sequence_conflict`` finding (made before the
+# hands are audited).
 FEED_SQL = f"""
 WITH he AS (
     SELECT e.* FROM events e SEMI JOIN chunk c ON e.hand_id = c.hand_id
     WHERE e.rowid BETWEEN $lo AND $hi AND e.event_id NOT IN {CONFLICT_LOSERS}
 ), firsts AS (
-    SELECT hand_id, arg_min(table_id, seq) AS table_id, min(seq) AS first_seq
+    SELECT hand_id, arg_min(table_id, seq) AS table_id, min(seq) AS first_seq,
+           count(DISTINCT table_id) AS tables
     FROM he GROUP BY hand_id
 ), opened AS (
     SELECT f.hand_id, f.table_id, f.first_seq, o.event_id AS opened_id
@@ -100,13 +103,14 @@ WITH he AS (
         lag(opened_id) OVER (PARTITION BY table_id ORDER BY first_seq, hand_id)
 ), feed AS (
     SELECT o.table_id, o.first_seq AS k1, 0 AS k2, o.hand_id AS k3, e.seq AS k4,
-           e.position AS k5, e.* EXCLUDE (table_id)
+           e.position AS k5, CAST(NULL AS BIGINT) AS tables, e.* EXCLUDE (table_id)
     FROM opened_fed o JOIN events e ON e.event_id = o.opened_id AND e.type = 'TableOpened'
     UNION ALL
-    SELECT f.table_id, f.first_seq, 1, e.hand_id, e.seq, e.position, e.* EXCLUDE (table_id)
+    SELECT f.table_id, f.first_seq, 1, e.hand_id, e.seq, e.position, f.tables,
+           e.* EXCLUDE (table_id)
     FROM he e JOIN firsts f ON e.hand_id = f.hand_id
 )
-SELECT position, {", ".join(FEED_COLUMNS)}
+SELECT position, tables, {", ".join(FEED_COLUMNS)}
 FROM feed
 ORDER BY table_id, k1, k3, k2, k4, length(k5), k5
 """
@@ -123,9 +127,10 @@ class HandRows:
 
 
 def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[pa.RecordBatch]:
-    """The columns (``position`` and :data:`EVENT_COLUMNS`) of the events of the hands
-    ``hand_ids`` in the order the auditor reads them, as Arrow batches (none when the hands
-    have no event)."""
+    """The columns (``position``, ``tables`` and :data:`EVENT_COLUMNS`) of the events of
+    the hands ``hand_ids`` in the order the auditor reads them, as Arrow batches (none when
+    the hands have no event); ``tables``: how many tables the row's hand has events at,
+    null on a ``TableOpened`` fed before the hands it is in force for."""
     con.register("chunk_ids", pa.table({"hand_id": pa.array(list(hand_ids), pa.string())}))
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE chunk AS SELECT DISTINCT hand_id FROM chunk_ids")
@@ -138,19 +143,10 @@ def read_feed(con: duckdb.DuckDBPyConnection, hand_ids: Sequence[str]) -> list[p
     return [batch for batch in table.to_batches() if batch.num_rows]
 
 
-def audit_feed(feed: Sequence[pa.RecordBatch], hand_ids: Sequence[str]) -> HandRows:
-    """Audit the feed (:func:`read_feed`); rows of the hands in ``hand_ids`` (findings
-    other than sequence findings, which are table-level)."""
-    with bulk_work():
-        items: list[tuple[str, Event]] = []
-        for batch in feed:
-            items += zip(batch.column("position").to_pylist(), stored_events(batch),
-                         strict=True)
-        return audit_events(items, hand_ids)
-
-
 def audit_events(items: Sequence[tuple[str, Event]], hand_ids: Sequence[str]) -> HandRows:
-    """:func:`audit_feed` of a feed already decoded: (position, event) in feed order."""
+    """The auditor's rows of the hands ``hand_ids`` (findings other than sequence findings,
+    which are table-level) from a feed already decoded: (position, event) in feed order.
+    The reference for the hands :mod:`pipeline.hands.certified` does not certify."""
     with bulk_work():  # each table's feed is in order, its seq as stored (see the module)
         report = audit(items, columns=True, batch=BULK_HANDS, sequenced=False)
     wanted = set(hand_ids)

@@ -8,8 +8,9 @@ the hands that are plain.
    the hands, as the warehouse leaves them out.
 3. Each hand, with the ``TableOpened`` in force (the table's last before the hand's first
    event, as ``FEED_SQL`` joins it), is read as typed columns
-   (:mod:`pipeline.reaudit.hand_columns`) and certified or not by
-   :func:`events.audit.certify.certify`, a batch of hands at a time. A certified hand's
+   (:mod:`pipeline.hands.hand_columns`) and certified or not by
+   :func:`events.audit.certify.certify`, a batch of hands at a time
+   (:func:`pipeline.hands.certified.certify_batch`, as ``uth load``'s audits do). A certified hand's
    rows are built from the columns (``events.audit.columns.staked_wagers``).
 4. Every other hand (voided, disputed, mispaid, out of the common course, at more than
    one table, without rules) goes to the reference unchanged: the warehouse's audit step
@@ -30,15 +31,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 
-from events.audit.certify import DEALING_ORDERS, certify
-from events.audit.columns import staked_wagers
 from events.contract.columns import events_of
 from events.contract.schemas import TableOpened
 from events.replay.state import TableContext
 from pipeline.gc_policy import bulk_work
+from pipeline.hands.certified import certify_batch
 from pipeline.hands.findings import (
     TIME_FORMAT,
     findings_table,
@@ -48,7 +47,6 @@ from pipeline.hands.findings import (
 )
 from pipeline.hands.transforms import HANDS_SCHEMA, WAGERS_SCHEMA
 from pipeline.reaudit.groups import EVENT_COLUMNS, OUTPUTS, audit_group
-from pipeline.reaudit.hand_columns import event_columns, payload_fields
 from pipeline.reaudit.players import players_duckdb
 from pipeline.warehouse import _DDL_SCRIPT as WAREHOUSE_DDL  # (warehouse.py is full)
 from pipeline.warehouse import check_meta, check_zone_meta, gaming_day_sql, memory_limit
@@ -187,64 +185,6 @@ def _contexts(con: duckdb.DuckDBPyConnection) -> dict[str, TableContext]:
     opened = events_of(*(list(c) for c in zip(*rows, strict=True))) if rows else []
     return {ev.event_id: TableContext.opened(ev) for ev in opened
             if isinstance(ev, TableOpened)}
-
-
-def certify_batch(index: pa.Table, events: pa.Table, contexts: dict[str, TableContext],
-                  low: int) -> tuple[pa.Table, pa.Table, list[str]]:
-    """One batch of hands: ``index`` (``k`` from ``low``, ``hand_id``, ``table_id``, how
-    many ``tables`` its events are at, the ``opened_id`` in force), ``events`` (``k``,
-    ``type``, ``occurred_at``, ``payload``: each hand's events in seq order); the
-    certified hands' (hands, wagers) rows and the other hands' ids."""
-    n_hands = index.num_rows
-    one_table = index["tables"].to_numpy() == 1
-    tables = [contexts.get(o) if o is not None and alone else None for o, alone in
-              zip(index["opened_id"].to_pylist(), one_table.tolist(), strict=True)]
-    hand = events["k"].to_numpy() - low
-    try:
-        fields = payload_fields(events["payload"])
-    except (pa.ArrowInvalid, ValueError):  # a payload Arrow cannot read as the plan's fields:
-        empty = certify_batch(index.slice(0, 0), events.slice(0, 0), contexts, low)
-        return empty[0], empty[1], index["hand_id"].to_pylist()  # all to the reference
-    result = certify(event_columns(hand, events["type"], fields), n_hands, tables)
-    ok = np.flatnonzero(result.ok)
-    hand_ids = index["hand_id"].to_numpy(zero_copy_only=False)
-    refer = hand_ids[~result.ok].tolist()
-    # the hands rows: from each certified hand's first event (HandStarted) and its last
-    starts = np.searchsorted(hand, ok)
-    ends = np.searchsorted(hand, ok, side="right") - 1
-    first = fields.take(starts)
-    seats = first["seats"].to_pylist()
-    rulesets = [tables[i].ruleset_name for i in ok.tolist()]  # type: ignore[union-attr]
-    currencies = [tables[i].currency for i in ok.tolist()]  # type: ignore[union-attr]
-    table_ids = index["table_id"].take(ok)
-    dealer_ids = first["dealer_id"]
-    times = events["occurred_at"]
-    hand_rows = pa.table({
-        "hand_id": pa.array(hand_ids[ok], pa.string()), "table_id": table_ids,
-        "ruleset": pa.array(rulesets, pa.string()),
-        "currency": pa.array(currencies, pa.string()), "dealer_id": dealer_ids,
-        "seats": pa.array([",".join(map(str, s)) for s in seats], pa.string()),
-        "seat_count": pa.array([len(s) for s in seats], pa.int32()),
-        "started_at": times.take(starts), "ended_at": times.take(ends),
-        "status": pa.array(["settled"] * len(ok), pa.string()),
-        "dealing_order": pa.array(np.asarray(DEALING_ORDERS, object)[
-            result.dealing_order[ok]], pa.string()),
-        "shoe_id": first["shoe_id"],
-    }).cast(HANDS_SCHEMA)
-    row, spots, amounts, outcomes, results = staked_wagers(result.rows)
-    at = np.searchsorted(ok, result.seat_hand[row])  # each wager's hand among the rows
-    wager_rows = pa.table({
-        "hand_id": hand_rows["hand_id"].take(at), "table_id": table_ids.take(at),
-        "dealer_id": dealer_ids.take(at), "ruleset": hand_rows["ruleset"].take(at),
-        "seat": pa.array(result.rows[row, 0], pa.int32()),
-        "spot": pa.array(spots, pa.string()), "amount": pa.array(amounts, pa.int64()),
-        "recorded_outcome": pa.array(outcomes, pa.string()),
-        "recorded_result": pa.array(results, pa.int64()),
-        "correct_outcome": pa.array(outcomes, pa.string()),
-        "correct_result": pa.array(results, pa.int64()),
-        "player_category": pa.array(result.categories[row], pa.int32()),
-    }).cast(WAGERS_SCHEMA)
-    return hand_rows, wager_rows, refer
 
 
 def _quoted(text: str) -> str:

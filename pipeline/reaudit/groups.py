@@ -16,7 +16,8 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from pipeline.hands.transforms import audit_feed, read_feed, write_hands
+from pipeline.hands.certified import audit_feed
+from pipeline.hands.transforms import read_feed, write_hands
 from pipeline.warehouse import PENDING, TABLES
 
 OUTPUTS = ("hands", "wagers", "audit_findings")

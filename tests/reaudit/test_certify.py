@@ -1,7 +1,7 @@
 """The columnar certification (``events.audit.certify`` fed by
-``pipeline.reaudit.hand_columns``, as ``uth reaudit`` runs it) held to the reference on
-random legal hands with one thing changed: it never certifies a hand in which the audit
-step finds something, and a hand it certifies has exactly the audit step's rows."""
+``pipeline.hands.hand_columns``, as ``uth reaudit`` and ``uth load`` run it) held to the
+reference on random legal hands with one thing changed: it never certifies a hand in which
+the audit step finds something, and a hand it certifies has exactly the audit step's rows."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from events.contract.codec import Rejection, decode_many
 from events.contract.schemas import TableOpened
 from events.replay.state import TableContext
+from pipeline.hands.certified import certify_batch
 from pipeline.hands.transforms import audit_events
-from pipeline.reaudit.columnar import certify_batch
 from tests.audit.builder import Table, encode_lines, random_hand
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
