@@ -30,7 +30,7 @@ import duckdb
 import pyarrow as pa
 
 from pipeline.reaudit.groups import DAY_START, EVENT_COLUMNS
-from pipeline.warehouse import _DDL_SCRIPT, CONFLICT_LOSERS
+from pipeline.warehouse import _DDL_SCRIPT, CONFLICT_LOSERS, TABLES
 
 PLAYER_TABLES = ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts")
 # a group's sums: the kinds of ``events.protection.state`` rows a merge needs (not the
@@ -47,27 +47,67 @@ def _warehouse() -> duckdb.DuckDBPyConnection:
     return con
 
 
+def group_sums(con: duckdb.DuckDBPyConnection, relation: str, params: dict[str, Any],
+               day_start_minutes: int) -> pa.Table:
+    """The sums of one table's hands, as ``kind, key, value`` rows of the kinds a merge
+    needs: ``relation`` (with ``params``) holds the table's events as the warehouse's
+    ``events`` does, less the sequence conflicts' losers. The players step's own core
+    (:class:`pipeline.players.scored.HandScorer`), fed as a rebuilding step feeds it: the
+    resolved disputes read first, then the hands' events and the table's openings in
+    ``seq`` order; the sums written as its rows (``events.protection.state``)."""
+    from events.contract.schemas import DisputeResolved
+    from events.protection.hands import Adjustments
+    from events.protection.state import load, rows_of
+    from pipeline.hands.transforms import stored_events
+    from pipeline.players.scored import HandScorer
+    from pipeline.players.transforms import _EVENT_COLUMNS, BATCH
+
+    def batches(where: str) -> Any:
+        return con.sql(f"SELECT {_EVENT_COLUMNS} FROM {relation} WHERE {where} "
+                       "ORDER BY seq, length(position), position", params=params
+                       ).to_arrow_reader(BATCH)
+
+    adjustments = Adjustments()
+    for batch in batches("type = 'DisputeResolved' AND hand_id IS NOT NULL"):
+        for ev in stored_events(batch):
+            if isinstance(ev, DisputeResolved):
+                adjustments.add(ev)
+    hands = HandScorer(day_start_minutes, adjustments)
+    for batch in batches("type <> 'DisputeResolved' AND (hand_id IS NOT NULL "
+                         "OR type = 'TableOpened')"):
+        if batch.num_rows:
+            hands.feed(stored_events(batch))
+    hands.finish()
+    tally, _ = load(())
+    tally.merge(hands.new)  # as a rebuilding step adds them to its (empty) kept sums
+    rows = rows_of(tally, {}, seats=())
+    return pa.table({"kind": pa.array([r[0] for r in rows], pa.string()),
+                     "key": pa.array([r[1] for r in rows], pa.string()),
+                     "value": pa.array([r[2] for r in rows], pa.string())})
+
+
+def _group_rows(sums: pa.Table, table: str | None) -> pa.Table:
+    return pa.table([pa.array([table] * sums.num_rows, pa.string()), *sums.columns],
+                    schema=SUMS_SCHEMA)
+
+
 def table_sums(events: pa.Table, day_start_minutes: int) -> pa.Table:
     """The sums of one table's hands (``events``: every event of the table a sequence
-    conflict did not leave out, archive columns), as :data:`SUMS_SCHEMA` rows."""
-    from pipeline.players.transforms import update_players
-
-    con = _warehouse()
+    conflict did not leave out, archive columns), as :data:`SUMS_SCHEMA` rows: the
+    events typed as the warehouse's ``events`` in a private in-memory table, then
+    :func:`group_sums`."""
+    con = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
     try:
         columns = ", ".join(EVENT_COLUMNS)
+        con.execute(f"CREATE TABLE events ({TABLES['events']})")
         con.register("group_events", events.select(list(EVENT_COLUMNS)))
-        con.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM group_events "
-                    "ORDER BY table_id, seq, length(position), position")
+        con.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM group_events")
         con.unregister("group_events")
-        update_players(con, day_start_minutes, force=True)
-        kinds = ", ".join(f"'{k}'" for k in SUMS_KINDS)
-        rows = con.sql(f"SELECT kind, key, value FROM protection_sums WHERE kind IN ({kinds})"
-                       ).to_arrow_table()
+        sums = group_sums(con, "events", {}, day_start_minutes)
     finally:
         con.close()
     table = events.column("table_id")[0].as_py() if events.num_rows else None
-    return pa.table([pa.array([table] * rows.num_rows, pa.string()), *rows.columns],
-                    schema=SUMS_SCHEMA)
+    return _group_rows(sums, table)
 
 
 def sums_arrow(table):
@@ -129,9 +169,8 @@ def players_duckdb(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     relation = kept or f"(SELECT * FROM events WHERE event_id NOT IN {CONFLICT_LOSERS})"
     tables = [t for t, in con.execute(f"SELECT DISTINCT table_id FROM {relation} "
                                       "WHERE table_id IS NOT NULL ORDER BY 1").fetchall()]
-    columns = ", ".join(EVENT_COLUMNS)
-    sums = [table_sums(con.sql(f"SELECT {columns} FROM {relation} WHERE table_id = ?",
-                               params=[t]).to_arrow_table(), day_start_minutes)
+    sums = [_group_rows(group_sums(con, f"(SELECT * FROM {relation} WHERE table_id = $table)",
+                                   {"table": t}, day_start_minutes), t)
             for t in tables]
     write_players(con, merged(pa.concat_tables(sums) if sums else SUMS_SCHEMA.empty_table()))
 
