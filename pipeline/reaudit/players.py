@@ -1,24 +1,27 @@
 """The player tables of a re-audit (``player_ratings``, ``player_alerts``,
-``player_alert_dealers``, ``dealer_alerts``): the warehouse's own players step run on each
-table's whole history apart, the groups' sums merged, the tables written from the merged
-sums by the warehouse's own writer.
+``player_alert_dealers``, ``dealer_alerts``): the warehouse's own players step's core run
+on each table's whole history apart, the groups' sums merged, the tables written from the
+merged sums by the warehouse's own writer.
 
 Why a table's whole history is the group: game protection keeps its sums per player across
 tables, and a player who sends no pseudonym is a *seat session*, the same seat over
 consecutive hands of one table, named by its first hand (``events.protection.assess.
 player_keys``); a session may run across a gaming day's start, so a group of one table's
 day could split it. Within a table the step folds the hands in ``seq`` order, as the
-warehouse does. A group is scored by :func:`pipeline.players.transforms.update_players`
-(rebuilding from every event of the group, in a private in-memory DuckDB), and its sums are
-read back as the rows the warehouse keeps (``events.protection.state``). The groups' sums
+warehouse does. A group is scored by the step's own core
+(:class:`pipeline.players.scored.HandScorer`, fed as a step rebuilding from every event
+feeds it: no private warehouse, whose schema, queries and throw-away player tables cost
+about 250 ms a table), and its sums are written as the rows the warehouse keeps
+(``events.protection.state``). The groups' sums
 are merged exactly and in any order (:meth:`events.protection.tally.Tally.merge`): counts
 and sums add, the strongest hands merge. Each seat-hand's Monte Carlo draws are seeded by
 its table, hand and seat (``events.protection.draws``), so a group's figures do not depend
 on the hands scored with it: the tables equal the warehouse's.
 
 Spark's workers call :func:`sums_arrow` (``groupBy("table_id").applyInArrow``); the DuckDB
-engine calls :func:`table_sums` table by table. Either merges on the driver
-(:func:`merged`): its memory is the sums, per player, dealer and player-day, not the hands.
+engine calls :func:`group_sums` table by table on its own connection. Either merges on
+the driver (:func:`merged`): its memory is the sums, per player, dealer and player-day,
+not the hands.
 """
 
 from __future__ import annotations
