@@ -83,7 +83,7 @@ def group_sums(con: duckdb.DuckDBPyConnection, relation: str, params: dict[str, 
     hands.finish()
     tally, _ = load(())
     tally.merge(hands.new)  # as a rebuilding step adds them to its (empty) kept sums
-    rows = rows_of(tally, {}, seats=())
+    rows = [r for r in rows_of(tally, {}, seats=()) if r[0] in SUMS_KINDS]
     return pa.table({"kind": pa.array([r[0] for r in rows], pa.string()),
                      "key": pa.array([r[1] for r in rows], pa.string()),
                      "value": pa.array([r[2] for r in rows], pa.string())})
