@@ -164,8 +164,10 @@ def hidden_pair_or_better_batch(hole: IntArray, board: IntArray) -> BoolArray:
     better_category = (pc > bc) & (pc >= 1)
     same = pc == bc
     made_better = same & np.isin(pc, (4, 5, 6, 8, 9)) & (ps > bs)
-    two_pair_changed = same & (pc == 2) & (
-        _top_two_pairs(_rank_counts(seven)) != _top_two_pairs(_rank_counts(board))).any(axis=1)
+    two_pair_changed = same & (pc == 2)
+    rows = np.flatnonzero(two_pair_changed)  # the ranks counted where they can matter only
+    two_pair_changed[rows] = (_top_two_pairs(_rank_counts(seven[rows]))
+                              != _top_two_pairs(_rank_counts(board[rows]))).any(axis=1)
     return np.asarray(better_category | made_better | two_pair_changed)
 
 
