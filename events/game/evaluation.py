@@ -150,12 +150,13 @@ def _part_sums(table: npt.NDArray[np.int64], cards: npt.NDArray[np.int64]
 
 def evaluate_split(left: IntArray, right: IntArray) -> npt.NDArray[np.int32]:
     """Strengths of every left part (N, Q, a) with every right part (N, K, b) of the same
-    row, a + b = 7: (N, Q, K). Seven distinct cards' key and suit masks are the sums of
-    their parts', so each part is summed once, not each of the Q x K hands. A left and a
-    right part that share a card give a meaningless strength there, never an error."""
+    row, a + b = 7 (or 5 or 6: the best five of them): (N, Q, K). Distinct cards' key and
+    suit masks are the sums of their parts', so each part is summed once, not each of the
+    Q x K hands. A left and a right part that share a card give a meaningless strength
+    there, never an error."""
     lc, rc = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
-    if lc.shape[2] + rc.shape[2] != 7 or lc.shape[0] != rc.shape[0]:
-        raise ValueError("the two parts must make seven cards, row by row")
+    if not 5 <= lc.shape[2] + rc.shape[2] <= 7 or lc.shape[0] != rc.shape[0]:
+        raise ValueError("the two parts must make five to seven cards, row by row")
     key, bit = _eval_cache.tables().card_key, _suit_bits()
     n, q, k = lc.shape[0], lc.shape[1], rc.shape[1]
     keys = np.add(_part_sums(key, lc)[:, :, None], _part_sums(key, rc)[:, None, :]).ravel()

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from events.game.cards import parse_cards
-from events.game.evaluation import category, evaluate5, evaluate6, evaluate7
+from events.game.evaluation import category, evaluate5, evaluate7, evaluate_split
 from events.game.rulesets import Ruleset
 from events.game.settlement import SPOTS, settle_batch
 
@@ -164,8 +164,10 @@ def hidden_pair_or_better_batch(hole: IntArray, board: IntArray) -> BoolArray:
     better_category = (pc > bc) & (pc >= 1)
     same = pc == bc
     made_better = same & np.isin(pc, (4, 5, 6, 8, 9)) & (ps > bs)
-    two_pair_changed = same & (pc == 2) & (
-        _top_two_pairs(_rank_counts(seven)) != _top_two_pairs(_rank_counts(board))).any(axis=1)
+    two_pair_changed = same & (pc == 2)
+    rows = np.flatnonzero(two_pair_changed)  # the ranks counted where they can matter only
+    two_pair_changed[rows] = (_top_two_pairs(_rank_counts(seven[rows]))
+                              != _top_two_pairs(_rank_counts(board[rows]))).any(axis=1)
     return np.asarray(better_category | made_better | two_pair_changed)
 
 
@@ -180,11 +182,10 @@ def dealer_outs_batch(hole: IntArray, board: IntArray) -> npt.NDArray[np.int64]:
     """Per row, how many of the 45 unseen cards give the dealer (with the board alone) a
     hand that beats the player's."""
     hole, board = np.asarray(hole, dtype=np.int64), np.asarray(board, dtype=np.int64)
-    n = len(hole)
     ps = evaluate7(np.concatenate([hole, board], axis=1))
     unseen = _unseen(np.concatenate([hole, board], axis=1))  # (N, 45)
-    six = np.concatenate([np.repeat(board[:, None, :], 45, axis=1), unseen[:, :, None]], axis=2)
-    ds = evaluate6(six.reshape(n * 45, 6)).reshape(n, 45)
+    # the board with each unseen card: the board's part summed once, not 45 six-card rows
+    ds = evaluate_split(board[:, None, :], unseen[:, :, None])[:, 0, :]
     return np.asarray((ds > ps[:, None]).sum(axis=1), dtype=np.int64)
 
 

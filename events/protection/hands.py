@@ -216,6 +216,11 @@ class SeatHandCollector:
         self.adjustments.feed(batch)
         self._hands.feed(batch)
 
+    def fold(self, events: Iterable[object]) -> None:
+        """:meth:`feed` of events that hold no ``DisputeResolved`` (their adjustments
+        given beforehand): the events are not looked through for them."""
+        self._hands.feed(events)
+
     def _begun(self, state: HandState) -> None:
         key = (state.table_id, state.hand_id)
         n = self._resumed.pop(key, None)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, fields
 from functools import cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -166,8 +167,7 @@ def score(rng: np.random.Generator | KeyedDraws, hole: IntArray, board: IntArray
             strengths = None
             if street == 0 and isinstance(rng, KeyedDraws):  # the hole cards' own
                 pairs = hole_pair(hole[sh])
-                table, one_card = preflop_completions(ks[0])
-                comp = _rows(table, pairs)
+                comp, one_card = preflop_completions(ks[0], pairs)
                 strengths = one_card[pairs[:, None], seen[sh]]
             else:
                 draws = rng.rows(sh) if isinstance(rng, KeyedDraws) else rng
@@ -227,29 +227,68 @@ def hole_pair(hole: IntArray) -> IntArray:
     return out
 
 
-@cache
-def preflop_completions(k: int) -> tuple[Completions, npt.NDArray[np.int32]]:
-    """``k`` preflop completions of each of the 1,326 hole pairs, with the player's side
-    evaluated once (strength, blind pay, the continuation's flop raise and river call),
-    and the dealer's strength with each of the 52 cards as the one he shows on each
-    completion (1326, 52, k): a preflop decision's one-card values read them, evaluated
-    once a process rather than 11 x k times a decision.
+def preflop_completions(k: int, pairs: IntArray
+                        ) -> tuple[Completions, npt.NDArray[np.int32]]:
+    """``k`` preflop completions of each hole pair of ``pairs`` (indices of the 1,326, one
+    per decision), with the player's side evaluated once (strength, blind pay, the
+    continuation's flop raise and river call); and the dealer's strength with each of the
+    52 cards as the one he shows on each completion, per pair (1326, 52, k; the rows of the
+    pairs asked for so far hold it): a preflop decision's one-card values read them,
+    evaluated once a process rather than 11 x k times a decision.
 
     Before the flop a player's observation is their two cards alone, so the completions a
     preflop decision is valued on are drawn per pair of hole cards (from the pair's own
     key), not per seat-hand: every seat-hand holding the pair shares them, and they are
-    worked out once a process (53,000 boards instead of 40 a seat-hand). They do not
+    worked out once a process, when the pair first comes (at most 53,000 boards instead
+    of 40 a seat-hand; a small load works out the pairs it deals only). They do not
     depend on the dealer's cards, so a hand's gain keeps its null mean and variance given
     them; nor on the hands scored with it, or the slices and loads they came in."""
-    keys = np.array([int.from_bytes(hashlib.blake2b(f"preflop\x1f{a}\x1f{b}".encode(),
-                                                    digest_size=8).digest(), "little")
-                     for a, b in _PAIRS.tolist()], dtype=np.uint64)
-    comp = completions(KeyedDraws(keys), 0, _PAIRS, np.zeros((len(_PAIRS), 5), np.int64), k,
-                       COMPLETIONS_STREAM)
-    every = np.broadcast_to(np.arange(52, dtype=np.int64), (len(_PAIRS), 52))
-    return comp, one_card_strengths(comp, every)
+    table = _preflop_table(k)
+    table.fill(pairs)
+    assert table.comp is not None and table.one_card is not None
+    return _rows(table.comp, pairs), table.one_card
+
+
+class _PreflopTable:
+    """The preflop completions of the hole pairs worked out so far (each pair's row is
+    a function of its own key alone: the same whichever pairs are worked out with it)."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.done = np.zeros(len(_PAIRS), dtype=np.bool_)
+        self.comp: Completions | None = None
+        self.one_card: npt.NDArray[np.int32] | None = None
+
+    def fill(self, pairs: IntArray) -> None:
+        new = np.unique(pairs[~self.done[pairs]])
+        if not new.size:
+            return
+        keys = np.array([int.from_bytes(hashlib.blake2b(f"preflop\x1f{a}\x1f{b}".encode(),
+                                                        digest_size=8).digest(), "little")
+                         for a, b in _PAIRS[new].tolist()], dtype=np.uint64)
+        comp = completions(KeyedDraws(keys), 0, _PAIRS[new], np.zeros((len(new), 5), np.int64),
+                           self.k, COMPLETIONS_STREAM)
+        every = np.broadcast_to(np.arange(52, dtype=np.int64), (len(new), 52))
+        one_card = one_card_strengths(comp, every)
+        if self.comp is None or self.one_card is None:
+            self.comp = Completions(*(np.zeros((len(_PAIRS), *part.shape[1:]), part.dtype)
+                                      for part in _parts(comp)))
+            self.one_card = np.zeros((len(_PAIRS), *one_card.shape[1:]), one_card.dtype)
+        for whole, part in zip(_parts(self.comp), _parts(comp), strict=True):
+            whole[new] = part
+        self.one_card[new] = one_card
+        self.done[new] = True
+
+
+@cache
+def _preflop_table(k: int) -> _PreflopTable:
+    return _PreflopTable(k)
+
+
+def _parts(comp: Completions) -> list[npt.NDArray[Any]]:
+    return [getattr(comp, f.name) for f in fields(Completions)]
 
 
 def _rows(comp: Completions, rows: IntArray) -> Completions:
     """The completions of some of a chunk's decisions."""
-    return Completions(*(getattr(comp, f.name)[rows] for f in fields(Completions)))
+    return Completions(*(part[rows] for part in _parts(comp)))

@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 
+from pipeline.players.scored import HandScorer
+from pipeline.players.scored import Touched as _Touched
 from pipeline.players.sums import Kept, add_regulars, regulars_row, save, seat_state
 from pipeline.warehouse import CONFLICT_LOSERS, META
-
-if TYPE_CHECKING:
-    from events.protection.hands import SeatHands
 
 BATCH = 20_000
 PLAYER_TABLES = ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts")
@@ -134,41 +133,11 @@ def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]],
     return fresh, late, ids
 
 
-class _Touched:
-    """The keys of the sums a load changed (only their rows are written back)."""
-
-    def __init__(self) -> None:
-        self.players: set[str] = set()
-        self.dealers: set[str] = set()
-        self.tables: set[str] = set()
-        self.slips: set[tuple[str, str]] = set()
-        self.seats: set[tuple[str, int]] = set()
-        self.seat_rows: list[list[Any]] = []
-        self.regulars: set[str] = set()  # dealers whose regulars changed
-        self.assessed_dealers: set[str] = set()  # dealers whose alert may have changed
-
-    def add(self, sh: SeatHands, players: list[str], days: list[str]) -> None:
-        self.players.update(players)
-        self.dealers.update(sh.dealer_id)
-        self.tables.update(sh.table_id)
-        self.slips.update(zip(players, days, strict=True))
-        seats = sh.seat.tolist()
-        self.seats.update(zip(sh.table_id, seats, strict=True))
-        self.seat_rows += [list(r) for r in zip(sh.table_id, sh.hand_id, seats, players,
-                                                days, strict=True)]
-
-
 def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int, since: int
                      ) -> tuple[Any, _Touched, int]:
     """Fold, score and add up the hands at work that ended; keep those still in play.
     Their sums added to the stored sums of the keys they touch (:mod:`pipeline.players.
     sums`, read by look-ups), the keys it changed, and the seat-hands scored."""
-    from events.contract.schemas import DisputeResolved
-    from events.localtime import zone_name
-    from events.protection.hands import SeatHandCollector
-    from events.protection.report import SEED, SLICE, Scorer
-    from events.protection.tally import Tally
-
     stored = int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
     scored = {(t, h) for t, h in con.execute(f"""SELECT p.table_id, p.hand_id
         FROM protection_hands p JOIN {_WORK} w ON p.hand_id = w.hand_id
@@ -179,28 +148,17 @@ def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int, sin
         f"SELECT DISTINCT table_id FROM {_WORK} WHERE table_id IS NOT NULL").fetchall()}
     sessions, ordinals = seat_state(con, tables)
     fresh, late, dispute_ids = _late_disputes(con, scored, since)
-    folder = SeatHandCollector(fresh, ordinals, resumed)
-    new = Tally()  # the sums of this load's hands alone
-    scorer = Scorer(SEED, (day_start_minutes, zone_name()), new, sessions)
-    touched = _Touched()
-    seat_hands = 0
-
-    def add(sh: SeatHands) -> None:
-        nonlocal seat_hands
-        players, days = scorer.add(sh)
-        if days is not None:
-            touched.add(sh, players, days)
-        seat_hands += len(sh)
-
-    wheres = [_in_work(since),
+    hands = HandScorer(day_start_minutes, fresh, ordinals, resumed, sessions)
+    folder, touched = hands.folder, hands.touched
+    # the resolved disputes are the adjustments read above, not the fold's
+    wheres = [f"type <> 'DisputeResolved' AND {_in_work(since)}",
               f"type = 'TableOpened' AND table_id IN (SELECT table_id FROM {_WORK})"]
     for events in _decoded(con, wheres, "table_id, seq"):
-        folder.feed(ev for ev in events
-                    if (getattr(ev, "table_id", None), getattr(ev, "hand_id", None))
-                    not in scored and type(ev) is not DisputeResolved)
-        if folder.pending >= SLICE:
-            add(folder.take())
-    add(folder.take())
+        if scored:  # a hand scored by an earlier load is not folded again
+            events = [ev for ev in events if (getattr(ev, "table_id", None),
+                                              getattr(ev, "hand_id", None)) not in scored]
+        hands.feed(events)
+    hands.finish()
     adjustments = _late_adjustments(con, late)
     ended = [[t, h, -1, True] for t, h in folder.ended]
     still = [[t, h, n, False] for t, h, n in folder.open_hands()]
@@ -213,15 +171,15 @@ def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int, sin
     # a dispute of a hand still in play is read again with its hand
     done = scored | folder.ended
     _insert(con, "protection_disputes", [[i] for t, h, i in dispute_ids if (t, h) in done])
-    kept = _kept_with(con, new, adjustments, touched)
+    kept = _kept_with(con, hands.new, adjustments, touched)
     from events.protection.state import rows_of
 
-    rows = rows_of(kept.tally, scorer.sessions, touched.players, touched.dealers,
+    rows = rows_of(kept.tally, hands.scorer.sessions, touched.players, touched.dealers,
                    touched.tables, touched.slips, touched.seats)
     rows += [("ordinal", t, str(n)) for t, n in folder.ordinals.items()]
     rows += [regulars_row(d, kept.regulars[d]) for d in touched.regulars]
     save(con, rows)
-    return kept, touched, seat_hands
+    return kept, touched, hands.seat_hands
 
 
 def _from_row(con: duckdb.DuckDBPyConnection) -> int:

@@ -1,24 +1,27 @@
 """The player tables of a re-audit (``player_ratings``, ``player_alerts``,
-``player_alert_dealers``, ``dealer_alerts``): the warehouse's own players step run on each
-table's whole history apart, the groups' sums merged, the tables written from the merged
-sums by the warehouse's own writer.
+``player_alert_dealers``, ``dealer_alerts``): the warehouse's own players step's core run
+on each table's whole history apart, the groups' sums merged, the tables written from the
+merged sums by the warehouse's own writer.
 
 Why a table's whole history is the group: game protection keeps its sums per player across
 tables, and a player who sends no pseudonym is a *seat session*, the same seat over
 consecutive hands of one table, named by its first hand (``events.protection.assess.
 player_keys``); a session may run across a gaming day's start, so a group of one table's
 day could split it. Within a table the step folds the hands in ``seq`` order, as the
-warehouse does. A group is scored by :func:`pipeline.players.transforms.update_players`
-(rebuilding from every event of the group, in a private in-memory DuckDB), and its sums are
-read back as the rows the warehouse keeps (``events.protection.state``). The groups' sums
+warehouse does. A group is scored by the step's own core
+(:class:`pipeline.players.scored.HandScorer`, fed as a step rebuilding from every event
+feeds it: no private warehouse, whose schema, queries and throw-away player tables cost
+about 250 ms a table), and its sums are written as the rows the warehouse keeps
+(``events.protection.state``). The groups' sums
 are merged exactly and in any order (:meth:`events.protection.tally.Tally.merge`): counts
 and sums add, the strongest hands merge. Each seat-hand's Monte Carlo draws are seeded by
 its table, hand and seat (``events.protection.draws``), so a group's figures do not depend
 on the hands scored with it: the tables equal the warehouse's.
 
 Spark's workers call :func:`sums_arrow` (``groupBy("table_id").applyInArrow``); the DuckDB
-engine calls :func:`table_sums` table by table. Either merges on the driver
-(:func:`merged`): its memory is the sums, per player, dealer and player-day, not the hands.
+engine calls :func:`group_sums` table by table on its own connection. Either merges on
+the driver (:func:`merged`): its memory is the sums, per player, dealer and player-day,
+not the hands.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import duckdb
 import pyarrow as pa
 
 from pipeline.reaudit.groups import DAY_START, EVENT_COLUMNS
-from pipeline.warehouse import _DDL_SCRIPT, CONFLICT_LOSERS
+from pipeline.warehouse import _DDL_SCRIPT, CONFLICT_LOSERS, TABLES
 
 PLAYER_TABLES = ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts")
 # a group's sums: the kinds of ``events.protection.state`` rows a merge needs (not the
@@ -47,27 +50,67 @@ def _warehouse() -> duckdb.DuckDBPyConnection:
     return con
 
 
+def group_sums(con: duckdb.DuckDBPyConnection, relation: str, params: dict[str, Any],
+               day_start_minutes: int) -> pa.Table:
+    """The sums of one table's hands, as ``kind, key, value`` rows of the kinds a merge
+    needs: ``relation`` (with ``params``) holds the table's events as the warehouse's
+    ``events`` does, less the sequence conflicts' losers. The players step's own core
+    (:class:`pipeline.players.scored.HandScorer`), fed as a rebuilding step feeds it: the
+    resolved disputes read first, then the hands' events and the table's openings in
+    ``seq`` order; the sums written as its rows (``events.protection.state``)."""
+    from events.contract.schemas import DisputeResolved
+    from events.protection.hands import Adjustments
+    from events.protection.state import load, rows_of
+    from pipeline.hands.transforms import stored_events
+    from pipeline.players.scored import HandScorer
+    from pipeline.players.transforms import _EVENT_COLUMNS, BATCH
+
+    def batches(where: str) -> Any:
+        return con.sql(f"SELECT {_EVENT_COLUMNS} FROM {relation} WHERE {where} "
+                       "ORDER BY seq, length(position), position", params=params
+                       ).to_arrow_reader(BATCH)
+
+    adjustments = Adjustments()
+    for batch in batches("type = 'DisputeResolved' AND hand_id IS NOT NULL"):
+        for ev in stored_events(batch):
+            if isinstance(ev, DisputeResolved):
+                adjustments.add(ev)
+    hands = HandScorer(day_start_minutes, adjustments)
+    for batch in batches("type <> 'DisputeResolved' AND (hand_id IS NOT NULL "
+                         "OR type = 'TableOpened')"):
+        if batch.num_rows:
+            hands.feed(stored_events(batch))
+    hands.finish()
+    tally, _ = load(())
+    tally.merge(hands.new)  # as a rebuilding step adds them to its (empty) kept sums
+    rows = [r for r in rows_of(tally, {}, seats=()) if r[0] in SUMS_KINDS]
+    return pa.table({"kind": pa.array([r[0] for r in rows], pa.string()),
+                     "key": pa.array([r[1] for r in rows], pa.string()),
+                     "value": pa.array([r[2] for r in rows], pa.string())})
+
+
+def _group_rows(sums: pa.Table, table: str | None) -> pa.Table:
+    return pa.table([pa.array([table] * sums.num_rows, pa.string()), *sums.columns],
+                    schema=SUMS_SCHEMA)
+
+
 def table_sums(events: pa.Table, day_start_minutes: int) -> pa.Table:
     """The sums of one table's hands (``events``: every event of the table a sequence
-    conflict did not leave out, archive columns), as :data:`SUMS_SCHEMA` rows."""
-    from pipeline.players.transforms import update_players
-
-    con = _warehouse()
+    conflict did not leave out, archive columns), as :data:`SUMS_SCHEMA` rows: the
+    events typed as the warehouse's ``events`` in a private in-memory table, then
+    :func:`group_sums`."""
+    con = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
     try:
         columns = ", ".join(EVENT_COLUMNS)
+        con.execute(f"CREATE TABLE events ({TABLES['events']})")
         con.register("group_events", events.select(list(EVENT_COLUMNS)))
-        con.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM group_events "
-                    "ORDER BY table_id, seq, length(position), position")
+        con.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM group_events")
         con.unregister("group_events")
-        update_players(con, day_start_minutes, force=True)
-        kinds = ", ".join(f"'{k}'" for k in SUMS_KINDS)
-        rows = con.sql(f"SELECT kind, key, value FROM protection_sums WHERE kind IN ({kinds})"
-                       ).to_arrow_table()
+        sums = group_sums(con, "events", {}, day_start_minutes)
     finally:
         con.close()
     table = events.column("table_id")[0].as_py() if events.num_rows else None
-    return pa.table([pa.array([table] * rows.num_rows, pa.string()), *rows.columns],
-                    schema=SUMS_SCHEMA)
+    return _group_rows(sums, table)
 
 
 def sums_arrow(table):
@@ -129,9 +172,8 @@ def players_duckdb(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     relation = kept or f"(SELECT * FROM events WHERE event_id NOT IN {CONFLICT_LOSERS})"
     tables = [t for t, in con.execute(f"SELECT DISTINCT table_id FROM {relation} "
                                       "WHERE table_id IS NOT NULL ORDER BY 1").fetchall()]
-    columns = ", ".join(EVENT_COLUMNS)
-    sums = [table_sums(con.sql(f"SELECT {columns} FROM {relation} WHERE table_id = ?",
-                               params=[t]).to_arrow_table(), day_start_minutes)
+    sums = [_group_rows(group_sums(con, f"(SELECT * FROM {relation} WHERE table_id = $table)",
+                                   {"table": t}, day_start_minutes), t)
             for t in tables]
     write_players(con, merged(pa.concat_tables(sums) if sums else SUMS_SCHEMA.empty_table()))
 

@@ -9,9 +9,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from events.game.evaluation import category, evaluate5, evaluate7, evaluate_split
+from events.game.evaluation import category, evaluate5, evaluate6, evaluate7, evaluate_split
 from events.game.rulesets import load_ruleset
 from events.game.settlement import settle_batch
+from events.protection.scoring import _parts, _PreflopTable
 from events.protection.values import completions, unseen_cards, value_both, value_one
 
 RS = load_ruleset("charlevoix-2011")
@@ -89,3 +90,33 @@ def test_flop_value_is_the_mean_over_turn_and_river() -> None:
         diff = _net(h, boards, d, 2) - check
         assert n == 990
         assert abs(got[i] - diff.mean()) < 4 * diff.std() / np.sqrt(k) + 1e-9, i
+
+
+def test_split_evaluation_of_five_and_six_cards() -> None:
+    """A board's part summed once with each card beside it (``dealer_outs_batch``) is the
+    six-card evaluation, flushes included; five cards alike."""
+    deck = np.argsort(np.random.default_rng(9).random((5000, 52)), axis=1)
+    six = evaluate_split(deck[:, None, :5], deck[:, 5:9, None])
+    for j in range(4):
+        want = evaluate6(np.concatenate([deck[:, :5], deck[:, 5 + j:6 + j]], axis=1))
+        assert np.array_equal(six[:, 0, j], want)
+    assert np.array_equal(evaluate_split(deck[:, None, :2], deck[:, None, 2:5])[:, 0, 0],
+                          evaluate5(deck[:, :5]))
+    assert (category(evaluate6(deck[:, :6])) >= 5).sum() > 100  # flushes among them
+
+
+def test_preflop_completions_of_some_pairs_are_their_rows_of_all() -> None:
+    """A pair's preflop completions are worked out when it first comes: the same rows
+    whichever pairs came with it or before it (a small load's, a whole floor's)."""
+    whole = _PreflopTable(3)
+    whole.fill(np.arange(1326))
+    parts = _PreflopTable(3)
+    rng = np.random.default_rng(10)
+    order = rng.permutation(1326)
+    for lo, hi in ((0, 7), (7, 300), (300, 1326)):
+        parts.fill(np.concatenate([order[lo:hi], order[:lo:5]]))  # some asked again
+    assert whole.comp is not None and parts.comp is not None
+    assert parts.done.all()
+    for a, b in zip(_parts(whole.comp), _parts(parts.comp), strict=True):
+        assert np.array_equal(a, b)
+    assert np.array_equal(whole.one_card, parts.one_card)
