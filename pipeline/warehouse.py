@@ -185,7 +185,7 @@ def _ddl() -> list[str]:
     return out
 
 
-_DDL_SCRIPT = ";\n".join(_ddl())
+DDL_SCRIPT = ";\n".join(_ddl())
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -248,7 +248,7 @@ def writing(path: str | Path, timeout: float = WRITE_TIMEOUT) -> Iterator[Connec
     try:
         # one call for all the statements: each call gives up the interpreter lock (and
         # waits up to 5 ms for it while the decoding thread runs): 30 calls, 0.1 s
-        con.execute(_DDL_SCRIPT)
+        con.execute(DDL_SCRIPT)
         con.execute("BEGIN TRANSACTION")
         try:
             yield con

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.warehouse import (
-    _DDL_SCRIPT,
+    DDL_SCRIPT,
     HELD,
     WRITE_TIMEOUT,
     Connection,
@@ -60,7 +60,7 @@ class WriteSession:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = _connect(self.path, read_only=False, timeout=self.timeout)
         try:
-            con.execute(_DDL_SCRIPT)
+            con.execute(DDL_SCRIPT)
         except BaseException:
             con.close()
             raise

@@ -24,8 +24,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.players.scored import HandScorer
-from pipeline.players.scored import Touched as _Touched
+from pipeline.players.scored import HandScorer, Touched
 from pipeline.players.sums import Kept, add_regulars, regulars_row, save, seat_state
 from pipeline.warehouse import CONFLICT_LOSERS, META
 
@@ -45,7 +44,7 @@ VERSION = "sums-6"  # with the dealers' regulars (read by look-ups: ``sums``)
 FORMER_VERSION = "sums-5"  # the same rows but the regulars: those are added to it
 # an ``events`` row's columns as :func:`pipeline.hands.transforms.stored_events` reads
 # them (times to the millisecond, as protection has always read them)
-_EVENT_COLUMNS = """event_id, type, schema_version, table_id, hand_id, seq,
+EVENT_COLUMNS_SQL = """event_id, type, schema_version, table_id, hand_id, seq,
     strftime(occurred_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS occurred_at,
     CAST(payload AS VARCHAR) AS payload"""
 _WORK = "players_work"
@@ -70,7 +69,7 @@ def _decoded(con: duckdb.DuckDBPyConnection, wheres: list[str], order: str
     every row for a disjunction, but prunes by ``rowid`` and joins a condition alone.)"""
     from pipeline.hands.transforms import stored_events
 
-    union = " UNION ALL ".join(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {where}"
+    union = " UNION ALL ".join(f"SELECT {EVENT_COLUMNS_SQL} FROM events WHERE {where}"
                                for where in wheres)
     reader = con.sql(f"""SELECT * FROM ({union})
         WHERE event_id NOT IN {CONFLICT_LOSERS}
@@ -134,7 +133,7 @@ def _late_disputes(con: duckdb.DuckDBPyConnection, scored: set[tuple[str, str]],
 
 
 def _score_new_hands(con: duckdb.DuckDBPyConnection, day_start_minutes: int, since: int
-                     ) -> tuple[Any, _Touched, int]:
+                     ) -> tuple[Any, Touched, int]:
     """Fold, score and add up the hands at work that ended; keep those still in play.
     Their sums added to the stored sums of the keys they touch (:mod:`pipeline.players.
     sums`, read by look-ups), the keys it changed, and the seat-hands scored."""
@@ -203,7 +202,7 @@ def _set_from_row(con: duckdb.DuckDBPyConnection, since: int, stored: int,
 
 
 def _kept_with(con: duckdb.DuckDBPyConnection, new: Any,
-               adjustments: list[tuple[tuple[str, str], int]], touched: _Touched) -> Kept:
+               adjustments: list[tuple[tuple[str, str], int]], touched: Touched) -> Kept:
     """The stored sums of the keys this load's hands (and late disputes) touch, with the
     new hands' sums added, the late disputes applied, the dealers' regulars brought up to
     date, and every dealer whose alert may have changed read with all its regulars."""
@@ -272,7 +271,7 @@ def update_players(con: duckdb.DuckDBPyConnection, day_start_minutes: int,
     finally:
         con.execute(f"DROP TABLE IF EXISTS {_WORK}")
     con.execute("DELETE FROM pending.players")
-    _write_tables(con, kept, touched)
+    write_tables(con, kept, touched)
     counts = {table: int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
               for table in PLAYER_TABLES}
     _stamp(con)
@@ -296,7 +295,7 @@ def _part(tally: Any, players: set[str], dealers: set[str]) -> Any:
     return part
 
 
-def _write_tables(con: duckdb.DuckDBPyConnection, kept: Kept, touched: _Touched) -> None:
+def write_tables(con: duckdb.DuckDBPyConnection, kept: Kept, touched: Touched) -> None:
     """The player tables' rows of the players and dealers this load touched, from the sums
     (as ``uth protect`` reports them): a player's rating slips and alert, a dealer's alert,
     each read from their own sums only (:mod:`pipeline.players.sums`)."""

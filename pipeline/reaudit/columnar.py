@@ -48,8 +48,7 @@ from pipeline.hands.findings import (
 from pipeline.hands.transforms import HANDS_SCHEMA, WAGERS_SCHEMA
 from pipeline.reaudit.groups import EVENT_COLUMNS, OUTPUTS, audit_group
 from pipeline.reaudit.players import players_duckdb
-from pipeline.warehouse import _DDL_SCRIPT as WAREHOUSE_DDL  # (warehouse.py is full)
-from pipeline.warehouse import check_meta, check_zone_meta, gaming_day_sql, memory_limit
+from pipeline.warehouse import DDL_SCRIPT, check_meta, check_zone_meta, gaming_day_sql, memory_limit
 
 BATCH_HANDS = 50_000  # hands certified at a time (their payloads' text held at once)
 
@@ -218,7 +217,7 @@ def rollup(con: duckdb.DuckDBPyConnection, certified: tuple[pa.Table, pa.Table],
     from pipeline.analytics.trips.transforms import update_trips
     from pipeline.ingest.steps import day_start_text
 
-    con.execute(WAREHOUSE_DDL)
+    con.execute(DDL_SCRIPT)
     check_zone_meta(con)
     check_meta(con, "gaming_day_start", day_start_text(day_start_minutes))
     day = gaming_day_sql("coalesce(started_at, ended_at)", day_start_minutes)

@@ -33,7 +33,7 @@ import duckdb
 import pyarrow as pa
 
 from pipeline.reaudit.groups import DAY_START, EVENT_COLUMNS
-from pipeline.warehouse import _DDL_SCRIPT, CONFLICT_LOSERS, TABLES
+from pipeline.warehouse import CONFLICT_LOSERS, DDL_SCRIPT, TABLES
 
 PLAYER_TABLES = ("player_ratings", "player_alerts", "player_alert_dealers", "dealer_alerts")
 # a group's sums: the kinds of ``events.protection.state`` rows a merge needs (not the
@@ -46,7 +46,7 @@ SUMS_KINDS = ("player", "dealer", "table", "slip", "totals")
 def _warehouse() -> duckdb.DuckDBPyConnection:
     """A private in-memory warehouse (its tables, empty)."""
     con = duckdb.connect(":memory:", config={"threads": 1, "memory_limit": "512MB"})
-    con.execute(_DDL_SCRIPT)
+    con.execute(DDL_SCRIPT)
     return con
 
 
@@ -63,10 +63,10 @@ def group_sums(con: duckdb.DuckDBPyConnection, relation: str, params: dict[str, 
     from events.protection.state import load, rows_of
     from pipeline.hands.transforms import stored_events
     from pipeline.players.scored import HandScorer
-    from pipeline.players.transforms import _EVENT_COLUMNS, BATCH
+    from pipeline.players.transforms import BATCH, EVENT_COLUMNS_SQL
 
     def batches(where: str) -> Any:
-        return con.sql(f"SELECT {_EVENT_COLUMNS} FROM {relation} WHERE {where} "
+        return con.sql(f"SELECT {EVENT_COLUMNS_SQL} FROM {relation} WHERE {where} "
                        "ORDER BY seq, length(position), position", params=params
                        ).to_arrow_reader(BATCH)
 
@@ -139,13 +139,14 @@ def write_players(con: duckdb.DuckDBPyConnection, tally: Any) -> None:
     """The player tables written into ``con`` (a warehouse whose ``hands`` give each
     table's currency) from ``tally``, by the warehouse's own writer: every player and
     dealer of the sums, as a load that touched them all writes them."""
+    from pipeline.players.scored import Touched
     from pipeline.players.sums import Kept
-    from pipeline.players.transforms import _Touched, _write_tables
+    from pipeline.players.transforms import write_tables
 
-    touched = _Touched()
+    touched = Touched()
     touched.players = set(tally.players)
     touched.assessed_dealers = set(tally.dealers)
-    _write_tables(con, Kept(tally, players=set(tally.players), dealers=set(tally.dealers)),
+    write_tables(con, Kept(tally, players=set(tally.players), dealers=set(tally.dealers)),
                   touched)
 
 
