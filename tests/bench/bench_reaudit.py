@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from events.sim.simulation import SimConfig, simulate
+from tests.bench.floors import archived_floor
 
 REFERENCE = "msgspec decoding the same JSON Lines into the contract's Structs, line by line"
 TARGET = 2.0  # times the reference's rate
@@ -58,18 +58,11 @@ def _restored(archive: Path, out: Path) -> float:
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
-    from pipeline.cli import main
-
     tables, hands = (4, 200) if quick else (8, 1000)
     repeat = 2
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        log = d / "floor.jsonl"
-        simulate(SimConfig(tables=tables, hands=hands, seed=33, ruleset="mixed",
-                           mispay_rate=0.01, void_rate=0.01), str(log))
-        archive = d / "w_archive"
-        main(["load", "--source", str(log), "--warehouse", str(d / "w.duckdb"), "--archive",
-              str(archive), "-q"])
+        log, archive = archived_floor(d, tables, hands)
         events = sum(1 for _ in log.open("rb"))
         _reaudit(archive, d / "warm")
         runs = [_reaudit(archive, d / f"out{i}") for i in range(repeat)]

@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from events.sim.simulation import SimConfig, simulate
-from pipeline.cli import main
+from tests.bench.floors import archived_floor
 
 
 def _best(fn: Any, repeat: int) -> float:
@@ -57,12 +56,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                                    "target": "reported", "ok": None}]
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        log = d / "floor.jsonl"
-        simulate(SimConfig(tables=tables, hands=hands, seed=33, ruleset="mixed",
-                           mispay_rate=0.01, void_rate=0.01), str(log))
-        archive = d / "w_archive"
-        main(["load", "--source", str(log), "--warehouse", str(d / "w.duckdb"), "--archive",
-              str(archive), "-q"])
+        _, archive = archived_floor(d, tables, hands)
         events = read_report(archive, d / "none").summary["events"]
         duck = _best(lambda: reaudit_duckdb(archive, d / "duck", 360), repeat)
         timing: dict[int, float] = {}
